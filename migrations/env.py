@@ -1,0 +1,35 @@
+"""Alembic environment: the URL comes from ``golf.adapters.db.migrate.alembic_config`` (GOLF_DATABASE_URL)."""
+
+from __future__ import annotations
+
+from alembic import context
+from golf.adapters.db.tables import metadata
+from sqlalchemy import engine_from_config, pool
+
+config = context.config
+
+
+def run_migrations_offline() -> None:
+    context.configure(url=config.get_main_option("sqlalchemy.url"), target_metadata=metadata, literal_binds=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_migrations_online() -> None:
+    connectable = engine_from_config(
+        config.get_section(config.config_ini_section, {}), prefix="sqlalchemy.", poolclass=pool.NullPool
+    )
+    with connectable.connect() as connection:
+        context.configure(
+            connection=connection,
+            target_metadata=metadata,
+            render_as_batch=connection.dialect.name == "sqlite",
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+
+
+if context.is_offline_mode():
+    run_migrations_offline()
+else:
+    run_migrations_online()

@@ -1,0 +1,1 @@
+"""Golf game service: engine, use cases, protobuf facade and transports."""

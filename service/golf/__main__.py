@@ -1,0 +1,5 @@
+import sys
+
+from golf.cli import main
+
+sys.exit(main())

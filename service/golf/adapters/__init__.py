@@ -1,0 +1,1 @@
+"""Transports, storage and settings around the API layer."""

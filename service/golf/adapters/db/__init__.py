@@ -1,0 +1,1 @@
+"""SQL storage: SQLModel tables, the repository, URLs and drivers, migrations."""

@@ -1,0 +1,62 @@
+"""The gRPC transport: grpc.aio, one generic handler per RPC of the table, health checking and reflection."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+from grpc_health.v1 import _async as health_async
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from golf.api.errors import ApiError, internal_error, to_api_error
+from golf.api.handlers import Rpc
+from golf.app.errors import AppError
+from golf.v1 import solitaire_service_pb2
+
+SERVICE_NAME = solitaire_service_pb2.DESCRIPTOR.services_by_name["SolitaireService"].full_name
+ERROR_TRAILER = "golf-error-bin"
+log = logging.getLogger("golf.grpc")
+
+
+def _unary(rpc: Rpc) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
+    async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        try:
+            return await rpc.handler(request)
+        except ApiError as err:
+            failure = err
+        except AppError as err:
+            failure = to_api_error(err)
+        except Exception:
+            log.exception("unhandled error in %s", rpc.name)
+            failure = internal_error()
+        context.set_trailing_metadata(((ERROR_TRAILER, failure.body.SerializeToString()),))
+        await context.abort(failure.code, failure.body.message)
+
+    return call
+
+
+def build_grpc_server(rpcs: list[Rpc], address: str) -> tuple[grpc.aio.Server, health_async.HealthServicer, int]:
+    """A server with the RPCs, health and reflection, bound to ``address``; returns the bound port too."""
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    handlers = {
+        rpc.name: grpc.unary_unary_rpc_method_handler(
+            _unary(rpc),
+            request_deserializer=rpc.request.FromString,
+            response_serializer=rpc.response.SerializeToString,
+        )
+        for rpc in rpcs
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    health_servicer = health_async.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        server,
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"could not bind gRPC to {address}")
+    return server, health_servicer, port

@@ -1,0 +1,113 @@
+"""The REST gateway: FastAPI routes built from the same RPC table and handlers as gRPC.
+
+Bodies are the proto3 JSON mapping of the request and response messages (lowerCamelCase names, enums as
+strings, 64-bit integers as strings, fields with default values included).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import Response
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from golf.adapters.openapi import components, rpc_openapi
+from golf.api.errors import ApiError, internal_error, invalid, to_api_error
+from golf.api.handlers import Rpc
+from golf.app.errors import AppError
+from golf.v1 import errors_pb2
+
+log = logging.getLogger("golf.rest")
+JSON = "application/json"
+_NESTED_FIELD = re.compile(r"Failed to parse (\w+) field")
+_UNKNOWN_FIELD = re.compile(r'field named "(\w+)"')
+
+
+def to_json(message: Message) -> bytes:
+    """The proto3 JSON of ``message``, with fields at their default values written out for thin clients."""
+    return json_format.MessageToJson(
+        message, always_print_fields_with_no_presence=True, indent=None, ensure_ascii=False
+    ).encode()
+
+
+def _error_response(err: ApiError) -> Response:
+    return Response(to_json(err.body), status_code=err.http_status, media_type=JSON)
+
+
+def _parse_error(err: json_format.ParseError) -> ApiError:
+    text = str(err)
+    # json_format nests its messages ("Failed to parse move field: Failed to parse column field: ..."),
+    # which gives the path to the offending field.
+    path = _NESTED_FIELD.findall(text) + _UNKNOWN_FIELD.findall(text)[:1]
+    return invalid(".".join(path) or "body", text)
+
+
+def _route(rpc: Rpc) -> Any:
+    path_fields = re.findall(r"{(\w+)}", rpc.http_path)
+    has_body = rpc.http_method == "POST"
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            message = rpc.request()
+            try:
+                if has_body:
+                    raw = await request.body()
+                    if raw.strip():
+                        json_format.Parse(raw, message)
+                else:
+                    json_format.ParseDict(dict(request.query_params), message)
+                if path_fields:
+                    json_format.ParseDict({f: request.path_params[f] for f in path_fields}, message)
+            except json_format.ParseError as err:
+                raise _parse_error(err) from None
+            except (ValueError, UnicodeDecodeError):
+                raise invalid("body", "the body is not a JSON object") from None
+            reply = await rpc.handler(message)
+            return Response(to_json(reply), media_type=JSON)
+        except ApiError as err:
+            return _error_response(err)
+        except AppError as err:
+            return _error_response(to_api_error(err))
+        except Exception:
+            log.exception("unhandled error in %s", rpc.name)
+            return _error_response(internal_error())
+
+    endpoint.__name__ = rpc.name
+    return endpoint
+
+
+def build_rest_app(rpcs: list[Rpc]) -> FastAPI:
+    """The FastAPI app serving every RPC at its REST route, with OpenAPI at ``/openapi.json`` and ``/docs``."""
+    app = FastAPI(
+        title="Golf game service",
+        version="1.0.0",
+        description="Golf solitaire and card Golf over REST. The same API is served over gRPC "
+        "(package golf.v1); REST bodies are the proto3 JSON mapping of the same messages. Refusals carry an "
+        "`Error` body with a typed `reason`.",
+    )
+    for rpc in rpcs:
+        app.add_api_route(
+            rpc.http_path,
+            _route(rpc),
+            methods=[rpc.http_method],
+            summary=rpc.summary,
+            operation_id=rpc.name,
+            openapi_extra=rpc_openapi(rpc),
+            tags=["solitaire"],
+        )
+    messages = [m.DESCRIPTOR for rpc in rpcs for m in (rpc.request, rpc.response)] + [errors_pb2.Error.DESCRIPTOR]
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(components(messages))
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app

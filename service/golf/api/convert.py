@@ -1,0 +1,166 @@
+"""Domain values to protobuf messages and back. Games reach the wire only through ``view``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from google.protobuf.duration_pb2 import Duration
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from golf.app.errors import InvalidArgument
+from golf.app.records import DealRecord, GameSnapshot
+from golf.engine.cards import Card
+from golf.engine.solitaire.moves import Draw, Move, PlayColumn
+from golf.engine.solitaire.rules import SolitaireRules, UndoPolicy
+from golf.engine.solitaire.state import Status
+from golf.engine.solitaire.view import view
+from golf.v1 import cards_pb2, solitaire_pb2
+
+_STATUS = {
+    Status.IN_PROGRESS: solitaire_pb2.GAME_STATUS_IN_PROGRESS,
+    Status.WON: solitaire_pb2.GAME_STATUS_WON,
+    Status.LOST: solitaire_pb2.GAME_STATUS_LOST,
+}
+_UNDO = {
+    UndoPolicy.UNLIMITED: solitaire_pb2.UNDO_POLICY_UNLIMITED,
+    UndoPolicy.LIMITED: solitaire_pb2.UNDO_POLICY_LIMITED,
+    UndoPolicy.NONE: solitaire_pb2.UNDO_POLICY_NONE,
+}
+_UNDO_BACK = {v: k for k, v in _UNDO.items()}
+# Built once: converting cards is the hot path of every response.
+_CARD_PROTOS = {
+    Card(rank, suit): cards_pb2.Card(rank=rank, suit=suit + 1, code=Card(rank, suit).code)  # type: ignore[arg-type]
+    for rank in range(1, 14)
+    for suit in range(4)
+}
+
+
+def card_to_proto(card: Card) -> cards_pb2.Card:
+    return _CARD_PROTOS[card]
+
+
+def card_from_proto(msg: cards_pb2.Card, field: str) -> Card:
+    """A card from its ``code``, or from ``rank`` and ``suit`` when the code is empty; both must agree."""
+    if msg.code:
+        try:
+            card = Card.parse(msg.code)
+        except ValueError as err:
+            raise InvalidArgument(f"{field}.code", str(err)) from None
+        if (msg.rank and msg.rank != card.rank) or (msg.suit and msg.suit != card.suit + 1):
+            raise InvalidArgument(field, f"rank and suit do not match code {msg.code!r}")
+        return card
+    if not msg.rank or not msg.suit:
+        raise InvalidArgument(field, "a card needs its code, or its rank and suit")
+    return Card(int(msg.rank), int(msg.suit) - 1)
+
+
+def timestamp(when: datetime) -> Timestamp:
+    ts = Timestamp()
+    ts.FromDatetime(when)
+    return ts
+
+
+def rules_to_proto(rules: SolitaireRules) -> solitaire_pb2.SolitaireRules:
+    return solitaire_pb2.SolitaireRules(
+        decks=rules.decks,
+        columns=rules.columns,
+        column_height=rules.column_height,
+        wrap=rules.wrap,
+        queens_on_kings=rules.queens_on_kings,
+        draw_only_when_stuck=rules.draw_only_when_stuck,
+        undo_policy=_UNDO[rules.undo_policy],
+        undo_limit=rules.undo_limit,
+    )
+
+
+def rules_overrides(msg: solitaire_pb2.SolitaireRules) -> dict[str, Any]:
+    """The options a request set, by name: unset fields keep the preset's value."""
+    out: dict[str, Any] = {}
+    for name in (
+        "decks",
+        "columns",
+        "column_height",
+        "wrap",
+        "queens_on_kings",
+        "draw_only_when_stuck",
+        "undo_limit",
+    ):
+        if msg.HasField(name):
+            out[name] = getattr(msg, name)
+    if msg.HasField("undo_policy"):
+        if msg.undo_policy not in _UNDO_BACK:
+            raise InvalidArgument("rules.undoPolicy", "choose UNLIMITED, LIMITED or NONE")
+        out["undo_policy"] = _UNDO_BACK[msg.undo_policy]
+    return out
+
+
+def move_to_proto(move: Move, *, hide_draw: bool = False) -> solitaire_pb2.Move:
+    if isinstance(move, Draw):
+        card = None if hide_draw or move.card is None else card_to_proto(move.card)
+        return solitaire_pb2.Move(draw_stock=solitaire_pb2.DrawStock(card=card))
+    return solitaire_pb2.Move(
+        play_column=solitaire_pb2.PlayColumn(column=move.column, card=card_to_proto(move.card) if move.card else None)
+    )
+
+
+def move_from_proto(msg: solitaire_pb2.Move, field: str = "move") -> Move:
+    kind = msg.WhichOneof("kind")
+    if kind == "draw_stock":
+        draw = msg.draw_stock
+        return Draw(card_from_proto(draw.card, f"{field}.drawStock.card") if draw.HasField("card") else None)
+    if kind == "play_column":
+        play = msg.play_column
+        card = card_from_proto(play.card, f"{field}.playColumn.card") if play.HasField("card") else None
+        return PlayColumn(play.column, card)
+    raise InvalidArgument(field, "a move needs playColumn or drawStock")
+
+
+def deal_to_proto(deal: DealRecord) -> solitaire_pb2.Deal:
+    """The public face of a deal: layout and start card, never the stock order or the seed."""
+    layout = deal.layout
+    msg = solitaire_pb2.Deal(
+        id=deal.id,
+        preset=deal.preset,
+        preset_version=deal.preset_version,
+        rules=rules_to_proto(deal.rules),
+        columns=[cards_pb2.Column(cards=[_CARD_PROTOS[c] for c in col]) for col in layout.columns],
+        start_card=_CARD_PROTOS[layout.start],
+        stock_count=len(layout.stock),
+        commitment=deal.commitment,
+        shuffle_algorithm=deal.algorithm,
+        create_time=timestamp(deal.created_at),
+    )
+    if deal.pysol_number is not None:
+        msg.pysol_deal_number = deal.pysol_number
+    return msg
+
+
+def game_to_proto(snap: GameSnapshot) -> solitaire_pb2.Game:
+    """The game as its player may see it: everything goes through ``view``."""
+    seen = view(snap.state, snap.seed)
+    game = snap.game
+    end = game.finished_at or snap.as_of
+    elapsed = Duration()
+    elapsed.FromTimedelta(max(end - game.created_at, end - end))
+    msg = solitaire_pb2.Game(
+        id=game.id,
+        deal_id=game.deal_id,
+        status=_STATUS[seen.status],
+        score=seen.score,
+        version=game.version,
+        columns=[cards_pb2.Column(cards=[_CARD_PROTOS[c] for c in col]) for col in seen.columns],
+        pile_top=_CARD_PROTOS[seen.pile_top],
+        pile_count=seen.pile_count,
+        stock_count=seen.stock_count,
+        legal_moves=[move_to_proto(m, hide_draw=True) for m in seen.legal_moves],
+        elapsed=elapsed,
+        create_time=timestamp(game.created_at),
+        update_time=timestamp(game.updated_at),
+        rules=rules_to_proto(snap.deal.rules),
+        moves_played=len(game.line),
+    )
+    if seen.revealed_seed is not None and seen.revealed_stock is not None:
+        msg.reveal.seed = seen.revealed_seed
+        msg.reveal.stock.extend(_CARD_PROTOS[c] for c in seen.revealed_stock)
+    return msg

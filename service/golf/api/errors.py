@@ -1,0 +1,88 @@
+"""The one error table: each domain error maps to one reason, one gRPC status code and one HTTP status."""
+
+from __future__ import annotations
+
+import grpc
+
+from golf.api.convert import game_to_proto
+from golf.app.errors import (
+    AppError,
+    Conflict,
+    IdempotencyKeyReused,
+    InvalidArgument,
+    MoveRefused,
+    NotFound,
+    StaleVersion,
+)
+from golf.engine.solitaire.moves import Refusal
+from golf.v1 import errors_pb2
+
+R = errors_pb2.ErrorReason
+
+# Refusals of the rules. Moves that can never be right from any position are INVALID_ARGUMENT / 400;
+# moves that are wrong only in this position are FAILED_PRECONDITION / 409.
+_REFUSALS: dict[Refusal, tuple[errors_pb2.ErrorReason.ValueType, grpc.StatusCode, int]] = {
+    Refusal.NO_SUCH_COLUMN: (R.ERROR_REASON_NO_SUCH_COLUMN, grpc.StatusCode.INVALID_ARGUMENT, 400),
+    Refusal.COLUMN_EMPTY: (R.ERROR_REASON_COLUMN_EMPTY, grpc.StatusCode.FAILED_PRECONDITION, 409),
+    Refusal.NOT_ADJACENT_RANK: (R.ERROR_REASON_NOT_ADJACENT_RANK, grpc.StatusCode.FAILED_PRECONDITION, 409),
+    Refusal.NOTHING_ON_KING: (R.ERROR_REASON_NOTHING_ON_KING, grpc.StatusCode.FAILED_PRECONDITION, 409),
+    Refusal.CARD_MISMATCH: (R.ERROR_REASON_CARD_MISMATCH, grpc.StatusCode.FAILED_PRECONDITION, 409),
+    Refusal.STOCK_EMPTY: (R.ERROR_REASON_STOCK_EMPTY, grpc.StatusCode.FAILED_PRECONDITION, 409),
+    Refusal.DRAW_NOT_ALLOWED: (R.ERROR_REASON_DRAW_NOT_ALLOWED, grpc.StatusCode.FAILED_PRECONDITION, 409),
+    Refusal.GAME_OVER: (R.ERROR_REASON_GAME_OVER, grpc.StatusCode.FAILED_PRECONDITION, 409),
+}
+
+
+class ApiError(Exception):
+    """A refusal ready for either transport: the ``Error`` body, its gRPC code and its HTTP status."""
+
+    def __init__(self, body: errors_pb2.Error, code: grpc.StatusCode, http_status: int) -> None:
+        super().__init__(body.message)
+        self.body = body
+        self.code = code
+        self.http_status = http_status
+
+
+def invalid(field: str, message: str) -> ApiError:
+    return ApiError(
+        errors_pb2.Error(reason=R.ERROR_REASON_INVALID_ARGUMENT, message=message, field=field),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        400,
+    )
+
+
+def to_api_error(err: AppError) -> ApiError:
+    """The table. Every ``AppError`` subclass has a row; anything else is a bug and becomes INTERNAL."""
+    if isinstance(err, InvalidArgument):
+        return invalid(err.field, err.message)
+    if isinstance(err, NotFound):
+        body = errors_pb2.Error(reason=R.ERROR_REASON_NOT_FOUND, message=err.message)
+        return ApiError(body, grpc.StatusCode.NOT_FOUND, 404)
+    if isinstance(err, StaleVersion):
+        body = errors_pb2.Error(
+            reason=R.ERROR_REASON_STALE_VERSION, message=err.message, game=game_to_proto(err.current)
+        )
+        return ApiError(body, grpc.StatusCode.ABORTED, 409)
+    if isinstance(err, IdempotencyKeyReused):
+        body = errors_pb2.Error(
+            reason=R.ERROR_REASON_IDEMPOTENCY_KEY_REUSED, message=err.message, field="idempotencyKey"
+        )
+        return ApiError(body, grpc.StatusCode.ALREADY_EXISTS, 409)
+    if isinstance(err, MoveRefused):
+        reason, code, status = _REFUSALS[err.illegal.reason]
+        body = errors_pb2.Error(reason=reason, message=err.message, game=game_to_proto(err.current))
+        if code == grpc.StatusCode.INVALID_ARGUMENT:
+            body.field = "move"
+        return ApiError(body, code, status)
+    if isinstance(err, Conflict):
+        body = errors_pb2.Error(reason=R.ERROR_REASON_CONFLICT, message=err.message)
+        return ApiError(body, grpc.StatusCode.ABORTED, 409)
+    return internal_error()
+
+
+def internal_error() -> ApiError:
+    body = errors_pb2.Error(
+        reason=R.ERROR_REASON_INTERNAL,
+        message="the server could not finish the request; retrying with the same idempotency key is safe",
+    )
+    return ApiError(body, grpc.StatusCode.INTERNAL, 500)

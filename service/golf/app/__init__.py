@@ -1,0 +1,1 @@
+"""Use cases around the engine: deals, games, moves; transactions, versions and idempotency."""

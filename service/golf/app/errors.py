@@ -1,0 +1,49 @@
+"""Domain errors of the use cases. The API layer maps each to one gRPC code and one HTTP status."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from golf.engine.solitaire.moves import IllegalMove
+
+if TYPE_CHECKING:
+    from golf.app.records import GameSnapshot
+
+
+class AppError(Exception):
+    """Base of every error a use case reports to a client."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidArgument(AppError):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class NotFound(AppError):
+    pass
+
+
+class StaleVersion(AppError):
+    def __init__(self, message: str, current: GameSnapshot) -> None:
+        super().__init__(message)
+        self.current = current
+
+
+class IdempotencyKeyReused(AppError):
+    pass
+
+
+class MoveRefused(AppError):
+    def __init__(self, illegal: IllegalMove, current: GameSnapshot) -> None:
+        super().__init__(illegal.message)
+        self.illegal = illegal
+        self.current = current
+
+
+class Conflict(AppError):
+    """Concurrent writers kept winning the race for the same game; the client may retry."""

@@ -1,0 +1,29 @@
+"""The ``golf`` console command. Each subcommand lives in its own module under ``golf.commands``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Each module defines ``register(subparsers)``, which adds its parser and sets ``func`` (args -> exit code).
+COMMAND_MODULES = ("golf.commands.serve", "golf.commands.migrate")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="golf", description="Golf game service and tools.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the ``golf`` console command."""

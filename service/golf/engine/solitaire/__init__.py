@@ -1,0 +1,1 @@
+"""Golf solitaire: rules, deals, states, moves, the player's view."""
