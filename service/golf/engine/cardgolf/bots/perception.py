@@ -1,0 +1,61 @@
+"""What a bot makes of its seat's view: the cards it has not seen, their expected value, and every grid as keys
+and values (a card it does not know gets a never-matching key and that expected value)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+
+from golf.engine.cardgolf.bots.policy import Policy
+from golf.engine.cardgolf.cards import GCard, build_deck
+from golf.engine.cardgolf.rules import GolfRules
+from golf.engine.cardgolf.scoring import UNKNOWN, card_key
+from golf.engine.cardgolf.view import SeatView
+
+
+@cache
+def policy_for(rules: GolfRules) -> Policy:
+    """The (cached) greedy policy of ``rules``."""
+    return Policy(rules)
+
+
+def unseen_cards(view: SeatView) -> list[GCard]:
+    """The cards the viewer has not seen: the decks less every card its view shows."""
+    rules = view.rules
+    pool = Counter(build_deck(rules.decks_for(view.players), rules.jokers))
+    pool.subtract(view.visible_cards())
+    return sorted(pool.elements())
+
+
+@dataclass(slots=True)
+class Perception:
+    """A seat's picture of the hole."""
+
+    seat: int
+    ev: float
+    keys: list[list[int]]
+    vals: list[list[float]]
+    estimates: list[float]
+    """Each grid's score as the seat estimates it."""
+    pool: list[GCard]
+
+    def min_opponent(self) -> float:
+        """The lowest estimate among the opponents."""
+        return min(e for s, e in enumerate(self.estimates) if s != self.seat)
+
+
+def perceive(view: SeatView) -> Perception:
+    """The picture ``view``'s seat has of the hole."""
+    assert view.seat is not None
+    rules = view.rules
+    policy = policy_for(rules)
+    pool = unseen_cards(view)
+    ev = sum(rules.card_value(c) for c in pool) / len(pool) if pool else 0.0
+    keys: list[list[int]] = []
+    vals: list[list[float]] = []
+    for grid in view.grids:
+        keys.append([card_key(c, rules) if c is not None else UNKNOWN + p for p, c in enumerate(grid)])
+        vals.append([float(rules.card_value(c)) if c is not None else ev for c in grid])
+    estimates = [policy.score(k, v) for k, v in zip(keys, vals, strict=True)]
+    return Perception(view.seat, ev, keys, vals, estimates, pool)

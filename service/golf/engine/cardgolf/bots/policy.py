@@ -1,0 +1,181 @@
+"""The greedy policy, written on plain lists so the ``greedy`` bot and the ``strong`` bot's simulations share it.
+
+A player sees its grid as rank keys and values where a card it does not know has a key that never matches and
+the expected value ``ev`` of the cards it has not seen. Each decision compares the grid's score before and after:
+take the discard when it improves the grid by ``take`` points or more, keep a drawn card when it improves the grid
+by ``keep``, and never turn the last card up (which ends the hole) unless the resulting score is below every
+opponent's estimate by ``out_margin`` (or the hole is ending anyway).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from golf.engine.cardgolf.grid import geometry
+from golf.engine.cardgolf.options import FlipRule
+from golf.engine.cardgolf.rules import GolfRules
+from golf.engine.cardgolf.scoring import UNKNOWN, scorer
+
+ScoreFn = Callable[[Sequence[int], Sequence[float]], float]
+INF = float("inf")
+
+
+def fast_score(rules: GolfRules) -> ScoreFn:
+    """A grid scorer on keys and values; a quick path for plain column matching, else ``Scorer.total``."""
+    plain = (
+        rules.match_columns
+        and not (rules.match_rows or rules.match_diagonals or rules.match_adjacent_pairs)
+        and rules.block_of_four_value is None
+        and rules.joker_pair_value is None
+        and not (rules.four_alike_self or rules.wild_one_eyed_jacks)
+    )
+    if plain and rules.rows == 2:
+        pairs = geometry(rules.rows, rules.cols).col_lines
+
+        def two_rows(keys: Sequence[int], vals: Sequence[float]) -> float:
+            t = 0.0
+            for a, b in pairs:
+                ka = keys[a]
+                if ka != keys[b] or ka >= UNKNOWN:
+                    t += vals[a] + vals[b]
+            return t
+
+        return two_rows
+    if plain:
+        lines = geometry(rules.rows, rules.cols).col_lines
+
+        def columns(keys: Sequence[int], vals: Sequence[float]) -> float:
+            t = 0.0
+            for line in lines:
+                k = keys[line[0]]
+                if k >= UNKNOWN or any(keys[p] != k for p in line):
+                    t += sum(vals[p] for p in line)
+            return t
+
+        return columns
+    return scorer(rules).total
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """Thresholds of the greedy policy."""
+
+    take: float = 1.5
+    """Take the discard when it lowers the grid's estimate by at least this much."""
+    keep: float = 0.5
+    """Keep a card drawn from the stock when it lowers the estimate by at least this much."""
+    out_margin: float = 0.0
+    """Go out only when the grid scores below every opponent's estimate less this margin."""
+    knock_margin: float = 3.0
+    knock_cap_per_card: float = 1.0
+
+
+class Policy:
+    """The greedy decisions for one set of rules."""
+
+    def __init__(self, rules: GolfRules, tuning: Tuning | None = None) -> None:
+        self.rules = rules
+        self.n = rules.cards_per_grid
+        self.score = fast_score(rules)
+        self.t = tuning or Tuning()
+        self.swap_up = rules.swap_face_up
+        self.ends_on_up = rules.end_on_all_face_up
+
+    def mask(
+        self, keys: Sequence[int], vals: Sequence[float], known: Sequence[bool], ev: float
+    ) -> tuple[list[int], list[float]]:
+        """Keys and values as a player sees them: unknown cards get a unique key and the value ``ev``."""
+        mk = [k if kn else UNKNOWN + p for p, (k, kn) in enumerate(zip(keys, known, strict=True))]
+        mv = [v if kn else ev for v, kn in zip(vals, known, strict=True)]
+        return mk, mv
+
+    def best_swap(
+        self,
+        mk: list[int],
+        mv: list[float],
+        up: Sequence[bool],
+        ck: int,
+        cv: float,
+        min_opp: float,
+        final: bool,
+    ) -> tuple[float, int, float]:
+        """(change of score, position, score after) of the best swap of card (ck, cv); position -1 when every
+        swap would end the hole while behind. Also returns the unrestricted best as a fallback via position."""
+        base = self.score(mk, mv)
+        downs = up.count(False)
+        guard = self.ends_on_up and self.swap_up and not final
+        best_d, best_p, best_s = INF, -1, INF
+        score = self.score
+        for p in range(self.n):
+            k0, v0 = mk[p], mv[p]
+            mk[p], mv[p] = ck, cv
+            s = score(mk, mv)
+            mk[p], mv[p] = k0, v0
+            if guard and downs - (0 if up[p] else 1) == 0 and s >= min_opp - self.t.out_margin:
+                continue
+            d = s - base
+            if d < best_d:
+                best_d, best_p, best_s = d, p, s
+        return best_d, best_p, best_s
+
+    def any_swap(self, mk: list[int], mv: list[float], ck: int, cv: float) -> int:
+        """The position where card (ck, cv) lowers the score most, whatever the consequence."""
+        return self.best_swap(mk, mv, [True] * self.n, ck, cv, INF, True)[1]
+
+    def should_knock(self, my_est: float, min_opp: float, turns: int, players: int) -> bool:
+        """Knock when the grid looks well below every opponent's and low in absolute terms."""
+        if turns < players:
+            return False
+        return my_est <= min_opp - self.t.knock_margin and my_est <= self.t.knock_cap_per_card * self.n
+
+    def wants_discard(
+        self,
+        mk: list[int],
+        mv: list[float],
+        up: Sequence[bool],
+        top: tuple[int, float] | None,
+        min_opp: float,
+        final: bool,
+    ) -> bool:
+        """Whether to take the top of the discard pile rather than the stock."""
+        if top is None:
+            return False
+        d, p, _ = self.best_swap(mk, mv, up, top[0], top[1], min_opp, final)
+        return p >= 0 and d <= -self.t.take
+
+    def place(
+        self,
+        mk: list[int],
+        mv: list[float],
+        up: Sequence[bool],
+        card: tuple[int, float],
+        from_discard: bool,
+        min_opp: float,
+        final: bool,
+    ) -> int:
+        """Where to put the card in hand, or -1 to discard it."""
+        d, p, _ = self.best_swap(mk, mv, up, card[0], card[1], min_opp, final)
+        if from_discard:
+            return p if p >= 0 else self.any_swap(mk, mv, card[0], card[1])
+        if p >= 0 and d <= -self.t.keep:
+            return p
+        return -1
+
+    def flip(
+        self, mk: list[int], mv: list[float], up: Sequence[bool], compulsory: bool, min_opp: float, final: bool
+    ) -> int:
+        """Which face-down card to turn up after discarding, or -1 to pass (when allowed)."""
+        downs = [p for p in range(self.n) if not up[p]]
+        if not downs:
+            return -1
+        if len(downs) == 1 and self.ends_on_up and not final:
+            if self.score(mk, mv) < min_opp - self.t.out_margin or compulsory:
+                return downs[0]
+            return -1
+        # Prefer a card whose column partner is known: it may turn out to pair.
+        return downs[0]
+
+    def flip_rule(self) -> FlipRule:
+        """The rules' flip after discarding."""
+        return self.rules.flip_after_discard

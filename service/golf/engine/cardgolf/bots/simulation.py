@@ -1,0 +1,224 @@
+"""A fast, mutable simulation of the rest of a hole for the ``strong`` bot's rollouts.
+
+Cards are (key, value) pairs; every player follows the greedy policy and knows only face-up cards (peeks are not
+modelled); the hole ends as in the engine (all face up with or without final turns, knocking, the round limit);
+an empty stock is reshuffled from the discards with the simulation's own ``random.Random``. Hole-level extras
+(knocker penalties, four alike against opponents) are not scored here.
+"""
+
+from __future__ import annotations
+
+import random
+
+from golf.engine.cardgolf.bots.policy import Policy
+from golf.engine.cardgolf.options import FlipRule
+
+CardKV = tuple[int, float]
+
+DRAW, PLACE, FLIP, OVER = 0, 1, 2, 3
+
+
+class Sim:
+    """The state of a simulated hole."""
+
+    __slots__ = (
+        "discard",
+        "ender",
+        "ev",
+        "held",
+        "held_from_discard",
+        "keys",
+        "max_turns",
+        "phase",
+        "players",
+        "policy",
+        "rng",
+        "stock",
+        "turn",
+        "turns",
+        "up",
+        "vals",
+    )
+
+    def __init__(
+        self,
+        policy: Policy,
+        keys: list[list[int]],
+        vals: list[list[float]],
+        up: list[list[bool]],
+        stock: list[CardKV],
+        discard: list[CardKV],
+        turn: int,
+        ender: int | None,
+        turns: int,
+        ev: float,
+        rng: random.Random,
+    ) -> None:
+        self.policy = policy
+        self.players = len(keys)
+        self.keys = keys
+        self.vals = vals
+        self.up = up
+        self.stock = stock
+        self.discard = discard
+        self.turn = turn
+        self.ender = ender
+        self.turns = turns
+        self.max_turns = policy.rules.max_rounds * self.players
+        self.ev = ev
+        self.rng = rng
+        self.phase = DRAW
+        self.held: CardKV | None = None
+        self.held_from_discard = False
+
+    def copy(self) -> Sim:
+        """An independent copy (the rng is shared: rollouts draw from one stream)."""
+        new = Sim.__new__(Sim)
+        new.policy = self.policy
+        new.players = self.players
+        new.keys = [list(k) for k in self.keys]
+        new.vals = [list(v) for v in self.vals]
+        new.up = [list(u) for u in self.up]
+        new.stock = list(self.stock)
+        new.discard = list(self.discard)
+        new.turn = self.turn
+        new.ender = self.ender
+        new.turns = self.turns
+        new.max_turns = self.max_turns
+        new.ev = self.ev
+        new.rng = self.rng
+        new.phase = self.phase
+        new.held = self.held
+        new.held_from_discard = self.held_from_discard
+        return new
+
+    # -- what a player sees --------------------------------------------------------------------------------
+    def seen(self, q: int) -> tuple[list[int], list[float]]:
+        """Player ``q``'s grid as ``q`` sees it (face-up cards only)."""
+        return self.policy.mask(self.keys[q], self.vals[q], self.up[q], self.ev)
+
+    def min_opponent(self, q: int) -> float:
+        """The lowest estimated score among ``q``'s opponents."""
+        best = float("inf")
+        for o in range(self.players):
+            if o != q:
+                mk, mv = self.seen(o)
+                s = self.policy.score(mk, mv)
+                if s < best:
+                    best = s
+        return best
+
+    def scores(self) -> list[float]:
+        """The true score of every grid."""
+        score = self.policy.score
+        return [score(self.keys[q], self.vals[q]) for q in range(self.players)]
+
+    # -- actions -------------------------------------------------------------------------------------------
+    def draw_stock(self) -> None:
+        """Take the top of the stock."""
+        self.held = self.stock.pop()
+        self.held_from_discard = False
+        self.phase = PLACE
+
+    def draw_discard(self) -> None:
+        """Take the top of the discard pile."""
+        self.held = self.discard.pop()
+        self.held_from_discard = True
+        self.phase = PLACE
+
+    def knock(self) -> None:
+        """Knock instead of a turn."""
+        self.ender = self.turn
+        if not self.policy.rules.final_turns:
+            self.phase = OVER
+            return
+        self._end_turn(check_out=False)
+
+    def swap(self, p: int) -> None:
+        """Put the card in hand at ``p``."""
+        q = self.turn
+        held = self.held
+        assert held is not None
+        self.discard.append((self.keys[q][p], self.vals[q][p]))
+        self.keys[q][p], self.vals[q][p] = held
+        self.up[q][p] = self.policy.swap_up
+        self.held = None
+        self._end_turn()
+
+    def throw(self) -> None:
+        """Discard the card in hand (then flip, when the rules say so)."""
+        held = self.held
+        assert held is not None
+        self.discard.append(held)
+        self.held = None
+        if self.policy.rules.flip_after_discard is not FlipRule.NONE and not all(self.up[self.turn]):
+            self.phase = FLIP
+        else:
+            self._end_turn()
+
+    def flip(self, p: int) -> None:
+        """Turn up ``p`` (-1: pass)."""
+        if p >= 0:
+            self.up[self.turn][p] = True
+        self._end_turn()
+
+    def _end_turn(self, check_out: bool = True) -> None:
+        q = self.turn
+        self.turns += 1
+        self.phase = DRAW
+        if check_out and self.ender is None and self.policy.ends_on_up and all(self.up[q]):
+            self.ender = q
+            if not self.policy.rules.final_turns:
+                self.phase = OVER
+                return
+        nxt = (q + 1) % self.players
+        if nxt == self.ender or self.turns >= self.max_turns:
+            self.phase = OVER
+            return
+        self.turn = nxt
+        if not self.stock:
+            if len(self.discard) <= 1:
+                self.phase = OVER
+                return
+            top = self.discard.pop()
+            self.rng.shuffle(self.discard)
+            self.stock, self.discard = self.discard, [top]
+
+    # -- the greedy policy ---------------------------------------------------------------------------------
+    def policy_step(self) -> None:
+        """One greedy decision of the player to move."""
+        q = self.turn
+        pol = self.policy
+        mk, mv = self.seen(q)
+        up = self.up[q]
+        final = self.ender is not None
+        min_opp = self.min_opponent(q)
+        if self.phase == DRAW:
+            if (
+                pol.rules.knocking
+                and self.ender is None
+                and pol.should_knock(pol.score(mk, mv), min_opp, self.turns, self.players)
+            ):
+                self.knock()
+                return
+            top = self.discard[-1] if self.discard else None
+            if pol.wants_discard(mk, mv, up, top, min_opp, final):
+                self.draw_discard()
+            else:
+                self.draw_stock()
+        elif self.phase == PLACE:
+            assert self.held is not None
+            p = pol.place(mk, mv, up, self.held, self.held_from_discard, min_opp, final)
+            if p >= 0:
+                self.swap(p)
+            else:
+                self.throw()
+        else:
+            compulsory = pol.rules.flip_after_discard is FlipRule.COMPULSORY
+            self.flip(pol.flip(mk, mv, up, compulsory, min_opp, final))
+
+    def rollout(self) -> list[float]:
+        """Play greedily to the end of the hole; the true scores."""
+        while self.phase != OVER:
+            self.policy_step()
+        return self.scores()
