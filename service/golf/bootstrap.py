@@ -36,7 +36,7 @@ class Container:
 
 
 def build(settings: Settings) -> Container:
-    database = Database(settings.database_url, pool_size=settings.db_pool_size)
+    database = Database(settings.database_url, settings.db_pool_size, settings.sqlite_synchronous)
     solitaire = SolitaireService(database, utc_now)
     return Container(database, solitaire, SolitaireHandlers(solitaire))
 
@@ -57,7 +57,15 @@ async def serve(settings: Settings) -> None:
         container.handlers.rpcs(), f"{settings.host}:{settings.grpc_port}"
     )
     http = _Uvicorn(
-        uvicorn.Config(app, host=settings.host, port=settings.http_port, log_level=settings.log_level, lifespan="off")
+        uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.http_port,
+            log_level=settings.log_level,
+            access_log=settings.access_log,
+            http="httptools",
+            lifespan="off",
+        )
     )
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -14,9 +14,9 @@ from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
 from google.protobuf import json_format
-from google.protobuf.message import Message
 
 from golf.adapters.openapi import components, rpc_openapi
+from golf.adapters.proto_json import to_json
 from golf.api.errors import ApiError, internal_error, invalid, to_api_error
 from golf.api.handlers import Rpc
 from golf.app.errors import AppError
@@ -26,13 +26,6 @@ log = logging.getLogger("golf.rest")
 JSON = "application/json"
 _NESTED_FIELD = re.compile(r"Failed to parse (\w+) field")
 _UNKNOWN_FIELD = re.compile(r'field named "(\w+)"')
-
-
-def to_json(message: Message) -> bytes:
-    """The proto3 JSON of ``message``, with fields at their default values written out for thin clients."""
-    return json_format.MessageToJson(
-        message, always_print_fields_with_no_presence=True, indent=None, ensure_ascii=False
-    ).encode()
 
 
 def _error_response(err: ApiError) -> Response:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -18,3 +20,8 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = 10.0
     """On SIGTERM, how long requests in flight may take to finish."""
     log_level: str = "info"
+    access_log: bool = False
+    """One log line per HTTP request (costs CPU on the hot path)."""
+    sqlite_synchronous: Literal["NORMAL", "FULL", "EXTRA"] = "FULL"
+    """SQLite's ``synchronous`` pragma: FULL makes each acknowledged move durable even across a power cut;
+    NORMAL survives process crashes only and is faster."""

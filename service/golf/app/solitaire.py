@@ -81,7 +81,11 @@ class SolitaireService:
     uow: UnitOfWorkFactory
     clock: Clock
     deal_cache_size: int = 4096
+    state_cache_size: int = 4096
     _deals: OrderedDict[str, DealRecord] = field(default_factory=OrderedDict)
+    # Positions by game id, tagged with the version they belong to: a hit saves replaying the move line. The
+    # database stays the source of truth; an entry is used only when its version matches the stored game.
+    _states: OrderedDict[str, tuple[int, State]] = field(default_factory=OrderedDict)
 
     # -- deals ---------------------------------------------------------------------------------------------
     async def create_deal(
@@ -191,7 +195,22 @@ class SolitaireService:
         if game is None:
             raise NotFound(f"no game {game_id!r}")
         deal = await self._deal(uow, game.deal_id)
-        return GameSnapshot(game, deal, replay_line(deal, game.line), self.clock())
+        return GameSnapshot(game, deal, self._state(game, deal), self.clock())
+
+    def _state(self, game: GameRecord, deal: DealRecord) -> State:
+        cached = self._states.get(game.id)
+        if cached is not None and cached[0] == game.version:
+            self._states.move_to_end(game.id)
+            return cached[1]
+        state = replay_line(deal, game.line)
+        self._remember_state(game.id, game.version, state)
+        return state
+
+    def _remember_state(self, game_id: str, version: int, state: State) -> None:
+        self._states[game_id] = (version, state)
+        self._states.move_to_end(game_id)
+        if len(self._states) > self.state_cache_size:
+            self._states.popitem(last=False)
 
     async def list_games(self, page_size: int = 0, page_token: str = "") -> tuple[list[GameSnapshot], str]:
         """Games newest first, a page at a time; the token is empty on the last page."""
@@ -209,7 +228,7 @@ class SolitaireService:
         snaps = []
         for g in page:
             deal = self._deals.get(g.deal_id) or deals[g.deal_id]
-            snaps.append(GameSnapshot(g, deal, replay_line(deal, g.line), now))
+            snaps.append(GameSnapshot(g, deal, self._state(g, deal), now))
         return snaps, (_encode_token(page[-1]) if len(games) > size else "")
 
     # -- moves ---------------------------------------------------------------------------------------------
@@ -268,6 +287,7 @@ class SolitaireService:
         if not await uow.repo.save_game(game, old_version):
             raise _LostRace
         await uow.commit()
+        self._remember_state(game_id, game.version, after)
         return GameSnapshot(game, snap.deal, after, now, made)
 
     async def _stored_result(self, uow: UnitOfWork, game_id: str, move: Move, key: str) -> GameSnapshot | None:

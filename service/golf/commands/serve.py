@@ -19,5 +19,10 @@ def run(_args: argparse.Namespace) -> int:
 
     settings = Settings()
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    asyncio.run(serve(settings))
+    try:
+        import uvloop
+    except ImportError:  # not on every platform
+        asyncio.run(serve(settings))
+    else:
+        uvloop.run(serve(settings))
     return 0

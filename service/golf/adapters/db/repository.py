@@ -1,218 +1,210 @@
-"""The SQL unit of work and repository: SQLAlchemy Core statements over the SQLModel tables, async drivers."""
+"""The SQL repository and unit of work, on the drivers of ``drivers.py`` (one transaction per unit of work)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
 
-from sqlalchemy import Table, and_, event, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-
-from golf.adapters.db.tables import metadata
-from golf.adapters.db.urls import async_url, is_sqlite
+from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
 from golf.app.ports import DuplicateMove
 from golf.app.records import DealRecord, GameRecord, MoveRecord, layout_from_text, layout_to_text
 from golf.engine.solitaire.rules import SolitaireRules
 
-DEALS: Table = metadata.tables["deals"]
-GAMES: Table = metadata.tables["games"]
-MOVES: Table = metadata.tables["moves"]
+_DEAL_COLUMNS = "id, preset, preset_version, rules, seed, algorithm, commitment, layout, pysol_number, created_at"
+_GAME_COLUMNS = "id, deal_id, version, status, score, line, created_at, updated_at, finished_at"
+_MOVE_COLUMNS = "game_id, seq, code, idempotency_key, created_at"
 
 
-def _utc(value: datetime) -> datetime:
-    # SQLite hands back naive datetimes; everything we store is UTC.
+def _when(value: Any) -> datetime:
+    # asyncpg gives aware datetimes; SQLite gives the naive UTC text we stored.
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    assert isinstance(value, datetime)
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _deal(row: Any) -> DealRecord:
+def _deal(row: Row) -> DealRecord:
     return DealRecord(
-        id=row.id,
-        preset=row.preset,
-        preset_version=row.preset_version,
-        rules=SolitaireRules.from_canonical(row.rules),
-        seed=row.seed,
-        algorithm=row.algorithm,
-        commitment=row.commitment,
-        layout=layout_from_text(row.layout),
-        created_at=_utc(row.created_at),
-        pysol_number=row.pysol_number,
+        id=row["id"],
+        preset=row["preset"],
+        preset_version=row["preset_version"],
+        rules=SolitaireRules.from_canonical(row["rules"]),
+        seed=row["seed"],
+        algorithm=row["algorithm"],
+        commitment=row["commitment"],
+        layout=layout_from_text(row["layout"]),
+        created_at=_when(row["created_at"]),
+        pysol_number=row["pysol_number"],
     )
 
 
-def _game(row: Any) -> GameRecord:
+def _game(row: Row) -> GameRecord:
+    line = row["line"]
     return GameRecord(
-        id=row.id,
-        deal_id=row.deal_id,
-        version=row.version,
-        status=row.status,
-        score=row.score,
-        line=row.line.split(",") if row.line else [],
-        created_at=_utc(row.created_at),
-        updated_at=_utc(row.updated_at),
-        finished_at=_utc(row.finished_at) if row.finished_at else None,
+        id=row["id"],
+        deal_id=row["deal_id"],
+        version=row["version"],
+        status=row["status"],
+        score=row["score"],
+        line=line.split(",") if line else [],
+        created_at=_when(row["created_at"]),
+        updated_at=_when(row["updated_at"]),
+        finished_at=_when(row["finished_at"]) if row["finished_at"] is not None else None,
     )
 
 
-def _move(row: Any) -> MoveRecord:
-    return MoveRecord(row.game_id, row.seq, row.code, row.idempotency_key, _utc(row.created_at))
+def _move(row: Row) -> MoveRecord:
+    return MoveRecord(row["game_id"], row["seq"], row["code"], row["idempotency_key"], _when(row["created_at"]))
 
 
 class SqlRepository:
-    def __init__(self, conn: AsyncConnection) -> None:
-        self.conn = conn
+    def __init__(self, tx: Transaction) -> None:
+        self.tx = tx
 
     async def add_deal(self, deal: DealRecord) -> None:
-        await self.conn.execute(
-            insert(DEALS).values(
-                id=deal.id,
-                preset=deal.preset,
-                preset_version=deal.preset_version,
-                rules=deal.rules.canonical(),
-                seed=deal.seed,
-                algorithm=deal.algorithm,
-                commitment=deal.commitment,
-                layout=layout_to_text(deal.layout),
-                pysol_number=deal.pysol_number,
-                created_at=deal.created_at,
-            )
+        await self.tx.execute(
+            f"INSERT INTO deals ({_DEAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            deal.id,
+            deal.preset,
+            deal.preset_version,
+            deal.rules.canonical(),
+            deal.seed,
+            deal.algorithm,
+            deal.commitment,
+            layout_to_text(deal.layout),
+            deal.pysol_number,
+            deal.created_at,
         )
 
     async def get_deal(self, deal_id: str) -> DealRecord | None:
-        row = (await self.conn.execute(select(DEALS).where(DEALS.c.id == deal_id))).first()
+        row = await self.tx.fetchone(f"SELECT {_DEAL_COLUMNS} FROM deals WHERE id = ?", deal_id)
         return _deal(row) if row else None
 
     async def get_deals(self, deal_ids: set[str]) -> dict[str, DealRecord]:
-        if not deal_ids:
-            return {}
-        rows = await self.conn.execute(select(DEALS).where(DEALS.c.id.in_(deal_ids)))
-        return {row.id: _deal(row) for row in rows}
+        out = {}
+        for deal_id in deal_ids:
+            deal = await self.get_deal(deal_id)
+            if deal is not None:
+                out[deal_id] = deal
+        return out
 
     async def add_game(self, game: GameRecord) -> None:
-        await self.conn.execute(insert(GAMES).values(**self._game_values(game), id=game.id, deal_id=game.deal_id))
-
-    @staticmethod
-    def _game_values(game: GameRecord) -> dict[str, Any]:
-        return {
-            "version": game.version,
-            "status": game.status,
-            "score": game.score,
-            "line": ",".join(game.line),
-            "created_at": game.created_at,
-            "updated_at": game.updated_at,
-            "finished_at": game.finished_at,
-        }
+        await self.tx.execute(
+            f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            game.id,
+            game.deal_id,
+            game.version,
+            game.status,
+            game.score,
+            ",".join(game.line),
+            game.created_at,
+            game.updated_at,
+            game.finished_at,
+        )
 
     async def get_game(self, game_id: str) -> GameRecord | None:
-        row = (await self.conn.execute(select(GAMES).where(GAMES.c.id == game_id))).first()
+        row = await self.tx.fetchone(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", game_id)
         return _game(row) if row else None
 
     async def list_games(self, limit: int, after: tuple[datetime, str] | None) -> list[GameRecord]:
-        query = select(GAMES).order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
-        if after is not None:
+        order = "ORDER BY created_at DESC, id DESC LIMIT ?"
+        if after is None:
+            rows = await self.tx.fetchall(f"SELECT {_GAME_COLUMNS} FROM games {order}", limit)
+        else:
+            # Keyset paging: the rows strictly after the last one seen, in (created_at, id) descending order.
             when, game_id = after
-            # Keyset paging: rows strictly after the last one seen, in (created_at, id) descending order.
-            query = query.where(or_(GAMES.c.created_at < when, and_(GAMES.c.created_at == when, GAMES.c.id < game_id)))
-        return [_game(row) for row in await self.conn.execute(query)]
+            rows = await self.tx.fetchall(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE created_at < ? OR (created_at = ? AND id < ?) {order}",
+                when,
+                when,
+                game_id,
+                limit,
+            )
+        return [_game(r) for r in rows]
 
     async def get_moves(self, game_id: str) -> list[MoveRecord]:
-        rows = await self.conn.execute(select(MOVES).where(MOVES.c.game_id == game_id).order_by(MOVES.c.seq))
-        return [_move(row) for row in rows]
+        rows = await self.tx.fetchall(f"SELECT {_MOVE_COLUMNS} FROM moves WHERE game_id = ? ORDER BY seq", game_id)
+        return [_move(r) for r in rows]
 
     async def find_move(self, game_id: str, idempotency_key: str) -> MoveRecord | None:
-        row = (
-            await self.conn.execute(
-                select(MOVES).where(MOVES.c.game_id == game_id, MOVES.c.idempotency_key == idempotency_key)
-            )
-        ).first()
+        row = await self.tx.fetchone(
+            f"SELECT {_MOVE_COLUMNS} FROM moves WHERE game_id = ? AND idempotency_key = ?", game_id, idempotency_key
+        )
         return _move(row) if row else None
 
     async def append_move(self, move: MoveRecord) -> None:
         try:
-            await self.conn.execute(
-                insert(MOVES).values(
-                    game_id=move.game_id,
-                    seq=move.seq,
-                    code=move.code,
-                    idempotency_key=move.idempotency_key,
-                    created_at=move.created_at,
-                )
+            await self.tx.execute(
+                f"INSERT INTO moves ({_MOVE_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+                move.game_id,
+                move.seq,
+                move.code,
+                move.idempotency_key,
+                move.created_at,
             )
-        except IntegrityError as err:
-            text = str(err.orig)
-            key_taken = "uq_moves_game_key" in text or "moves.idempotency_key" in text
+        except UniqueViolation as err:
+            key_taken = "uq_moves_game_key" in err.constraint or "moves.idempotency_key" in err.constraint
             raise DuplicateMove(key_taken=key_taken) from err
 
     async def save_game(self, game: GameRecord, expected_version: int) -> bool:
-        result = await self.conn.execute(
-            update(GAMES)
-            .where(GAMES.c.id == game.id, GAMES.c.version == expected_version)
-            .values(**self._game_values(game))
+        changed = await self.tx.execute(
+            "UPDATE games SET version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ? "
+            "WHERE id = ? AND version = ?",
+            game.version,
+            game.status,
+            game.score,
+            ",".join(game.line),
+            game.updated_at,
+            game.finished_at,
+            game.id,
+            expected_version,
         )
-        return bool(result.rowcount == 1)
+        return changed == 1
 
 
 class SqlUnitOfWork:
-    """One transaction on one pooled connection. SQLite transactions run one at a time (single writer)."""
+    """One transaction. Leaving the block without ``commit`` rolls it back."""
 
-    def __init__(self, database: Database) -> None:
-        self._db = database
-        self._stack = contextlib.AsyncExitStack()
-        self._committed = False
+    def __init__(self, driver: Driver) -> None:
+        self._driver = driver
+        self._done = False
 
     async def __aenter__(self) -> SqlUnitOfWork:
-        if self._db.write_lock is not None:
-            await self._stack.enter_async_context(self._db.write_lock)
-        conn = await self._stack.enter_async_context(self._db.engine.connect())
-        self._tx = await conn.begin()
-        self.repo = SqlRepository(conn)
+        self._tx, self._token = await self._driver.begin()
+        self._repo = SqlRepository(self._tx)
         return self
+
+    @property
+    def repo(self) -> SqlRepository:
+        return self._repo
 
     async def commit(self) -> None:
         await self._tx.commit()
-        self._committed = True
+        self._done = True
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         try:
-            if not self._committed and self._tx.is_active:
+            if not self._done:
                 await self._tx.rollback()
         finally:
-            await self._stack.aclose()
+            await self._driver.release(self._token)
 
 
 class Database:
-    """The async engine for a plain URL, and a factory of units of work."""
+    """A database by plain URL, and a factory of units of work on it."""
 
-    def __init__(self, url: str, pool_size: int = 10) -> None:
+    def __init__(self, url: str, pool_size: int = 10, sqlite_synchronous: str = "FULL") -> None:
         self.url = url
-        if is_sqlite(url):
-            # One writer at a time is SQLite's model: serialise transactions here instead of meeting SQLITE_BUSY.
-            self.engine: AsyncEngine = create_async_engine(async_url(url), pool_size=1, max_overflow=0)
-            self.write_lock: asyncio.Lock | None = asyncio.Lock()
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
-        else:
-            self.engine = create_async_engine(async_url(url), pool_size=pool_size, max_overflow=pool_size)
-            self.write_lock = None
+        self.driver = open_driver(url, pool_size, sqlite_synchronous)
 
     def __call__(self) -> SqlUnitOfWork:
-        return SqlUnitOfWork(self)
+        return SqlUnitOfWork(self.driver)
 
     async def ping(self) -> None:
-        async with self.engine.connect() as conn:
-            await conn.exec_driver_sql("SELECT 1")
+        await self.driver.ping()
 
     async def dispose(self) -> None:
-        await self.engine.dispose()
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=5000")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
+        await self.driver.close()

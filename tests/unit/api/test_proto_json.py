@@ -1,0 +1,74 @@
+"""The fast JSON writer gives exactly what protobuf's json_format gives, on whole games and every message."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from golf.adapters.proto_json import to_dict, to_json
+from golf.api.convert import deal_to_proto, game_to_proto, move_to_proto
+from golf.app.records import DealRecord, GameRecord, GameSnapshot
+from golf.engine.solitaire.rules import PRESETS
+from golf.engine.solitaire.state import Layout, State
+from golf.v1 import errors_pb2, solitaire_pb2
+from golf.v1 import solitaire_service_pb2 as pb
+
+T0 = datetime(2026, 11, 29, 12, 0, 0, 123456, tzinfo=UTC)
+
+
+def reference(message: Message) -> dict[str, object]:
+    return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+
+
+def deal_record(preset: str, seed: str, pysol: int | None = None) -> DealRecord:
+    rules = PRESETS[preset]
+    layout = Layout.from_pysol(pysol) if pysol else Layout.from_seed(rules, seed)
+    return DealRecord("d", preset, 1, rules, seed, "golf-shuffle-v1", "c" * 64, layout, T0, pysol)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(sorted(PRESETS)), st.text(min_size=1, max_size=8), st.integers(0, 2**32))
+def test_whole_games(preset: str, seed: str, choices: int) -> None:
+    chooser = random.Random(choices)
+    deal = deal_record(preset, seed)
+    assert to_dict(deal_to_proto(deal)) == reference(deal_to_proto(deal))
+    state = State.initial(deal.rules, deal.layout)
+    version = 0
+    while True:
+        game = GameRecord("g", "d", version, state.status.value, state.score, [], T0, T0 + timedelta(seconds=version))
+        msg = pb.PlayMoveResponse(game=game_to_proto(GameSnapshot(game, deal, state, T0 + timedelta(seconds=3.5))))
+        assert to_dict(msg) == reference(msg)
+        moves = state.legal_moves()
+        if not moves:
+            break
+        move = chooser.choice(moves)
+        msg.move.CopyFrom(move_to_proto(move))
+        assert to_dict(msg) == reference(msg)
+        state = state.apply(move)
+        version += 1
+
+
+def test_other_messages() -> None:
+    deal = deal_record("standard", "", pysol=5)
+    messages: list[Message] = [
+        pb.CreateDealResponse(deal=deal_to_proto(deal)),
+        pb.ListGamesResponse(next_page_token="abc"),
+        pb.ListGamesResponse(),
+        errors_pb2.Error(reason=errors_pb2.ERROR_REASON_STALE_VERSION, message="m", field="f"),
+        solitaire_pb2.SolitaireRules(),
+        solitaire_pb2.SolitaireRules(decks=1, wrap=False),
+        pb.PlayMoveRequest(game_id="g", expected_version=0),
+        solitaire_pb2.Move(play_column=solitaire_pb2.PlayColumn(column=0)),
+    ]
+    for message in messages:
+        assert to_dict(message) == reference(message), message
+
+
+def test_bytes_are_compact_json() -> None:
+    body = to_json(solitaire_pb2.Move(draw_stock=solitaire_pb2.DrawStock()))
+    assert body == b'{"drawStock":{}}'
