@@ -81,6 +81,10 @@ class Policy:
         self.t = tuning or Tuning()
         self.swap_up = rules.swap_face_up
         self.ends_on_up = rules.end_on_all_face_up
+        # Two rows matched by column only: a swap changes one column's score, computed on the spot.
+        self.partner: list[int] | None = None
+        if rules.rows == 2 and self.score.__name__ == "two_rows":
+            self.partner = [(p + rules.cols) % self.n for p in range(self.n)]
 
     def mask(
         self, keys: Sequence[int], vals: Sequence[float], known: Sequence[bool], ev: float
@@ -107,11 +111,19 @@ class Policy:
         guard = self.ends_on_up and self.swap_up and not final
         best_d, best_p, best_s = INF, -1, INF
         score = self.score
+        partner = self.partner
         for p in range(self.n):
-            k0, v0 = mk[p], mv[p]
-            mk[p], mv[p] = ck, cv
-            s = score(mk, mv)
-            mk[p], mv[p] = k0, v0
+            if partner is not None:
+                q = partner[p]
+                kq, vq = mk[q], mv[q]
+                old = 0.0 if (mk[p] == kq and kq < UNKNOWN) else mv[p] + vq
+                new = 0.0 if (ck == kq and kq < UNKNOWN) else cv + vq
+                s = base + new - old
+            else:
+                k0, v0 = mk[p], mv[p]
+                mk[p], mv[p] = ck, cv
+                s = score(mk, mv)
+                mk[p], mv[p] = k0, v0
             if guard and downs - (0 if up[p] else 1) == 0 and s >= min_opp - self.t.out_margin:
                 continue
             d = s - base

@@ -12,6 +12,7 @@ import random
 
 from golf.engine.cardgolf.bots.policy import Policy
 from golf.engine.cardgolf.options import FlipRule
+from golf.engine.cardgolf.scoring import UNKNOWN
 
 CardKV = tuple[int, float]
 
@@ -24,15 +25,19 @@ class Sim:
     __slots__ = (
         "discard",
         "ender",
+        "est",
         "ev",
         "held",
         "held_from_discard",
         "keys",
         "max_turns",
+        "mk",
+        "mv",
         "phase",
         "players",
         "policy",
         "rng",
+        "steps",
         "stock",
         "turn",
         "turns",
@@ -70,6 +75,15 @@ class Sim:
         self.phase = DRAW
         self.held: CardKV | None = None
         self.held_from_discard = False
+        self.steps = 0
+        # What each player sees of its own grid (face-up cards), and every grid's estimated score, kept current.
+        self.mk: list[list[int]] = []
+        self.mv: list[list[float]] = []
+        for q in range(self.players):
+            mk, mv = policy.mask(keys[q], vals[q], up[q], ev)
+            self.mk.append(mk)
+            self.mv.append(mv)
+        self.est = [policy.score(self.mk[q], self.mv[q]) for q in range(self.players)]
 
     def copy(self) -> Sim:
         """An independent copy (the rng is shared: rollouts draw from one stream)."""
@@ -90,23 +104,26 @@ class Sim:
         new.phase = self.phase
         new.held = self.held
         new.held_from_discard = self.held_from_discard
+        new.steps = 0
+        new.mk = [list(k) for k in self.mk]
+        new.mv = [list(v) for v in self.mv]
+        new.est = list(self.est)
         return new
 
     # -- what a player sees --------------------------------------------------------------------------------
     def seen(self, q: int) -> tuple[list[int], list[float]]:
-        """Player ``q``'s grid as ``q`` sees it (face-up cards only)."""
-        return self.policy.mask(self.keys[q], self.vals[q], self.up[q], self.ev)
+        """Player ``q``'s grid as ``q`` sees it (face-up cards only); the lists are the simulation's own."""
+        return self.mk[q], self.mv[q]
 
     def min_opponent(self, q: int) -> float:
         """The lowest estimated score among ``q``'s opponents."""
-        best = float("inf")
-        for o in range(self.players):
-            if o != q:
-                mk, mv = self.seen(o)
-                s = self.policy.score(mk, mv)
-                if s < best:
-                    best = s
-        return best
+        est = self.est
+        return min(est[o] for o in range(self.players) if o != q)
+
+    def _reveal(self, q: int, p: int) -> None:
+        self.mk[q][p] = self.keys[q][p]
+        self.mv[q][p] = self.vals[q][p]
+        self.est[q] = self.policy.score(self.mk[q], self.mv[q])
 
     def scores(self) -> list[float]:
         """The true score of every grid."""
@@ -142,6 +159,11 @@ class Sim:
         self.discard.append((self.keys[q][p], self.vals[q][p]))
         self.keys[q][p], self.vals[q][p] = held
         self.up[q][p] = self.policy.swap_up
+        if self.policy.swap_up:
+            self._reveal(q, p)
+        else:
+            self.mk[q][p], self.mv[q][p] = UNKNOWN + p, self.ev
+            self.est[q] = self.policy.score(self.mk[q], self.mv[q])
         self.held = None
         self._end_turn()
 
@@ -160,6 +182,7 @@ class Sim:
         """Turn up ``p`` (-1: pass)."""
         if p >= 0:
             self.up[self.turn][p] = True
+            self._reveal(self.turn, p)
         self._end_turn()
 
     def _end_turn(self, check_out: bool = True) -> None:
@@ -189,7 +212,8 @@ class Sim:
         """One greedy decision of the player to move."""
         q = self.turn
         pol = self.policy
-        mk, mv = self.seen(q)
+        self.steps += 1
+        mk, mv = self.mk[q], self.mv[q]
         up = self.up[q]
         final = self.ender is not None
         min_opp = self.min_opponent(q)
@@ -197,7 +221,7 @@ class Sim:
             if (
                 pol.rules.knocking
                 and self.ender is None
-                and pol.should_knock(pol.score(mk, mv), min_opp, self.turns, self.players)
+                and pol.should_knock(self.est[q], min_opp, self.turns, self.players)
             ):
                 self.knock()
                 return

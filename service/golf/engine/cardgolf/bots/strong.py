@@ -38,10 +38,12 @@ class StrongBot:
 
     name = "strong"
 
-    def __init__(self, seed: int = 0, rollouts: int = 64, max_candidates: int = 4) -> None:
+    def __init__(self, seed: int = 0, rollouts: int = 64, max_candidates: int = 4, step_budget: int = 2500) -> None:
         self.rng = random.Random(seed)
         self.rollouts = rollouts
         self.max_candidates = max_candidates
+        self.step_budget = step_budget
+        """Simulated decisions per move: bounds the time of a decision whatever the stage of the hole."""
 
     def choose(self, view: SeatView) -> Move:
         """The move with the best simulated outcome (or the greedy move where search does not apply)."""
@@ -55,17 +57,20 @@ class StrongBot:
         candidates = self._candidates(view, pc, greedy)
         if len(candidates) == 1:
             return candidates[0]
-        per = max(2, self.rollouts // len(candidates))
+        most = max(2, self.rollouts // len(candidates))
         totals = [0.0] * len(candidates)
         seat = pc.seat
-        for _ in range(per):
+        deals = steps = 0
+        while deals < 2 or (deals < most and steps < self.step_budget):
             root = self._determinize(view, pc)
             for i, move in enumerate(candidates):
                 sim = root.copy()
                 _apply(sim, move)
                 scores = sim.rollout()
+                steps += sim.steps
                 others = [s for q, s in enumerate(scores) if q != seat]
                 totals[i] += scores[seat] - sum(others) / len(others)
+            deals += 1
         best = 0  # the greedy move comes first and wins ties
         for i in range(1, len(candidates)):
             if totals[i] < totals[best] - 1e-9:
