@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from alembic import context
-from golf.adapters.db.tables import metadata
 from sqlalchemy import engine_from_config, pool
+
+from golf.adapters.db.tables import metadata
 
 config = context.config
 
