@@ -1,0 +1,459 @@
+"""Helpers of the end-to-end tier: server processes, one client per transport with the same interface, and the
+client-side checks (scrubbing for parity, the golf-shuffle-v1 deal recomputed from a revealed seed)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import httpx
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from golf.v1 import errors_pb2, solitaire_pb2, solitaire_service_pb2, solitaire_service_pb2_grpc
+
+pb = solitaire_service_pb2
+R = errors_pb2.ErrorReason
+GOLF = str(Path(sys.executable).with_name("golf"))
+ERROR_TRAILER = "golf-error-bin"
+START_TIMEOUT = 60.0
+
+# The one error table, as a client sees it: reason -> (gRPC code, HTTP status). Illegal moves are 409 except a
+# move that is wrong from any position (no such column), which is 400.
+ERROR_TABLE: dict[int, tuple[grpc.StatusCode, int]] = {
+    R.ERROR_REASON_INVALID_ARGUMENT: (grpc.StatusCode.INVALID_ARGUMENT, 400),
+    R.ERROR_REASON_NOT_FOUND: (grpc.StatusCode.NOT_FOUND, 404),
+    R.ERROR_REASON_STALE_VERSION: (grpc.StatusCode.ABORTED, 409),
+    R.ERROR_REASON_IDEMPOTENCY_KEY_REUSED: (grpc.StatusCode.ALREADY_EXISTS, 409),
+    R.ERROR_REASON_NO_SUCH_COLUMN: (grpc.StatusCode.INVALID_ARGUMENT, 400),
+    R.ERROR_REASON_COLUMN_EMPTY: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_NOT_ADJACENT_RANK: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_NOTHING_ON_KING: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_CARD_MISMATCH: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_STOCK_EMPTY: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_DRAW_NOT_ALLOWED: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_GAME_OVER: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+}
+
+
+# -- server processes --------------------------------------------------------------------------------------------
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct free TCP ports on 127.0.0.1 (all held open while choosing so they differ)."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def migrate(database_url: str) -> None:
+    env = {**os.environ, "GOLF_DATABASE_URL": database_url}
+    done = subprocess.run([GOLF, "migrate"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"golf migrate failed:\n{done.stdout}\n{done.stderr}"
+
+
+@dataclass
+class Server:
+    """One ``golf serve`` process on free ports; stopped by its own PID with SIGTERM."""
+
+    database_url: str
+    log_dir: Path
+    http_port: int = 0
+    grpc_port: int = 0
+    proc: subprocess.Popen[bytes] | None = None
+    starts: int = 0
+    _log: Any = None
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}"
+
+    @property
+    def grpc_target(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.log_dir / f"server-{self.starts}.log"
+
+    def start(self) -> Server:
+        """Start on new free ports and wait until gRPC health says SERVING and REST answers."""
+        assert self.proc is None, "already running"
+        self.starts += 1
+        self.http_port, self.grpc_port = free_ports(2)
+        env = {
+            **os.environ,
+            "GOLF_DATABASE_URL": self.database_url,
+            "GOLF_HOST": "127.0.0.1",
+            "GOLF_HTTP_PORT": str(self.http_port),
+            "GOLF_GRPC_PORT": str(self.grpc_port),
+            "GOLF_LOG_LEVEL": "warning",
+        }
+        self._log = self.log_path.open("wb")
+        self.proc = subprocess.Popen([GOLF, "serve"], env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self._wait_ready()
+        return self
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def _wait_ready(self) -> None:
+        assert self.proc is not None
+        deadline = time.monotonic() + START_TIMEOUT
+        grpc_ok = http_ok = False
+        while time.monotonic() < deadline:
+            code = self.proc.poll()
+            if code is not None:
+                raise AssertionError(f"golf serve exited with {code} while starting:\n{self.log_text()}")
+            if not grpc_ok:
+                grpc_ok = health_status(self.grpc_target) == health_pb2.HealthCheckResponse.SERVING
+            if grpc_ok and not http_ok:
+                try:
+                    http_ok = httpx.get(f"{self.http_url}/openapi.json", timeout=2).status_code == 200
+                except httpx.TransportError:
+                    http_ok = False
+            if grpc_ok and http_ok:
+                return
+            time.sleep(0.05)
+        self.terminate()
+        raise AssertionError(f"golf serve did not become ready in {START_TIMEOUT}s:\n{self.log_text()}")
+
+    def signal_stop(self) -> None:
+        """Send SIGTERM to our own process (by PID), without waiting."""
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGTERM)
+
+    def wait(self) -> int:
+        """Wait for the process to exit after SIGTERM; its exit code."""
+        assert self.proc is not None
+        try:
+            code = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            raise AssertionError(f"golf serve did not stop after SIGTERM:\n{self.log_text()}") from None
+        self.proc = None
+        self._log.close()
+        return code
+
+    def stop(self) -> int:
+        self.signal_stop()
+        return self.wait()
+
+    def terminate(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.stop()
+        elif self.proc is not None:
+            self.proc = None
+            self._log.close()
+
+
+def health_status(target: str, service: str = "") -> int | None:
+    """The health check's status for ``service``, or None when the port does not answer yet."""
+    with grpc.insecure_channel(target) as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
+        except grpc.RpcError:
+            return None
+        status: int = reply.status
+        return status
+
+
+# -- clients -----------------------------------------------------------------------------------------------------
+@dataclass
+class Reply:
+    """One answer from either transport: the response message or the ``Error``, the status, the raw payload."""
+
+    transport: str
+    message: Any = None
+    error: errors_pb2.Error | None = None
+    http_status: int = 200
+    grpc_code: grpc.StatusCode = grpc.StatusCode.OK
+    raw: str = ""
+    """Everything the client received, as text: the REST body, or the gRPC message (as JSON) / status details
+    and trailing metadata."""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def expect_ok(self) -> Any:
+        assert self.error is None, f"{self.transport}: expected success, got {self.error} ({self.raw[:500]})"
+        return self.message
+
+    def expect_error(self, reason: int) -> errors_pb2.Error:
+        assert self.error is not None, f"{self.transport}: expected {R.Name(reason)}, got success"
+        assert self.error.reason == reason, f"{self.transport}: expected {R.Name(reason)}, got {self.error}"
+        code, status = ERROR_TABLE[reason]
+        if self.transport == "rest":
+            assert self.http_status == status, (reason, self.http_status, self.raw[:300])
+        else:
+            assert self.grpc_code == code, (reason, self.grpc_code)
+        return self.error
+
+
+def _json(message: Message) -> str:
+    return json_format.MessageToJson(message, always_print_fields_with_no_presence=True, indent=None)
+
+
+class Rest:
+    """The REST gateway through httpx; bodies are parsed strictly into the proto messages."""
+
+    name = "rest"
+
+    def __init__(self, base_url: str) -> None:
+        self.http = httpx.Client(base_url=base_url, timeout=30)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def request(self, method: str, path: str, response: type[Message], **kwargs: Any) -> Reply:
+        resp = self.http.request(method, path, **kwargs)
+        return self.reply(resp, response)
+
+    def reply(self, resp: httpx.Response, response: type[Message]) -> Reply:
+        text = resp.text
+        assert resp.headers.get("content-type", "").startswith("application/json"), (resp.status_code, text[:300])
+        if resp.status_code == 200:
+            message = response()
+            json_format.Parse(text, message)  # strict: an unknown field in a reply fails here
+            return Reply("rest", message=message, raw=text)
+        assert resp.status_code != 500, f"500 from {resp.request.method} {resp.request.url}: {text}"
+        err = errors_pb2.Error()
+        json_format.Parse(text, err)
+        return Reply("rest", error=err, http_status=resp.status_code, raw=text)
+
+    def post(self, path: str, body: Message | dict[str, Any], response: type[Message]) -> Reply:
+        content = _json(body) if isinstance(body, Message) else json.dumps(body)
+        return self.request("POST", path, response, content=content, headers={"content-type": JSON_TYPE})
+
+    # the RPCs, with the same signatures as Grpc's
+    def create_deal(self, req: pb.CreateDealRequest) -> Reply:
+        return self.post("/v1/deals", req, pb.CreateDealResponse)
+
+    def get_deal(self, deal_id: str) -> Reply:
+        return self.request("GET", f"/v1/deals/{deal_id}", pb.GetDealResponse)
+
+    def create_game(self, req: pb.CreateGameRequest) -> Reply:
+        return self.post("/v1/games", req, pb.CreateGameResponse)
+
+    def get_game(self, game_id: str) -> Reply:
+        return self.request("GET", f"/v1/games/{game_id}", pb.GetGameResponse)
+
+    def list_games(self, page_size: int = 0, page_token: str = "") -> Reply:
+        params: dict[str, Any] = {}
+        if page_size:
+            params["pageSize"] = page_size
+        if page_token:
+            params["pageToken"] = page_token
+        return self.request("GET", "/v1/games", pb.ListGamesResponse, params=params)
+
+    def play_move(self, req: pb.PlayMoveRequest) -> Reply:
+        body = pb.PlayMoveRequest()
+        body.CopyFrom(req)
+        body.ClearField("game_id")  # it travels in the path
+        return self.post(f"/v1/games/{req.game_id}/moves", body, pb.PlayMoveResponse)
+
+
+JSON_TYPE = "application/json"
+
+
+class Grpc:
+    """The gRPC service through a real channel and the generated stub."""
+
+    name = "grpc"
+
+    def __init__(self, target: str) -> None:
+        self.channel = grpc.insecure_channel(target)
+        self.stub = solitaire_service_pb2_grpc.SolitaireServiceStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def call(self, method: str, req: Message) -> Reply:
+        try:
+            message = getattr(self.stub, method)(req, timeout=30)
+        except grpc.RpcError as err:
+            return self.error_reply(err)
+        return Reply("grpc", message=message, raw=_json(message))
+
+    @staticmethod
+    def error_reply(err: grpc.RpcError) -> Reply:
+        code = err.code()  # type: ignore[attr-defined]
+        details = err.details() or ""  # type: ignore[attr-defined]
+        trailers = dict(err.trailing_metadata() or ())  # type: ignore[attr-defined]
+        assert ERROR_TRAILER in trailers, f"gRPC {code} without {ERROR_TRAILER}: {details}"
+        assert code != grpc.StatusCode.INTERNAL, f"INTERNAL: {details}"
+        error = errors_pb2.Error.FromString(trailers[ERROR_TRAILER])
+        raw = " ".join([details, _json(error), *(f"{k}={v!r}" for k, v in trailers.items() if k != ERROR_TRAILER)])
+        return Reply("grpc", error=error, grpc_code=code, raw=raw)
+
+    def create_deal(self, req: pb.CreateDealRequest) -> Reply:
+        return self.call("CreateDeal", req)
+
+    def get_deal(self, deal_id: str) -> Reply:
+        return self.call("GetDeal", pb.GetDealRequest(deal_id=deal_id))
+
+    def create_game(self, req: pb.CreateGameRequest) -> Reply:
+        return self.call("CreateGame", req)
+
+    def get_game(self, game_id: str) -> Reply:
+        return self.call("GetGame", pb.GetGameRequest(game_id=game_id))
+
+    def list_games(self, page_size: int = 0, page_token: str = "") -> Reply:
+        return self.call("ListGames", pb.ListGamesRequest(page_size=page_size, page_token=page_token))
+
+    def play_move(self, req: pb.PlayMoveRequest) -> Reply:
+        return self.call("PlayMove", req)
+
+
+Client = Rest | Grpc
+
+
+def new_key() -> str:
+    return uuid.uuid4().hex
+
+
+def move_request(
+    game: solitaire_pb2.Game, move: solitaire_pb2.Move, key: str | None = None, expected: int | None = None
+) -> pb.PlayMoveRequest:
+    req = pb.PlayMoveRequest(game_id=game.id, idempotency_key=key or new_key())
+    req.move.CopyFrom(move)
+    if expected is not None:
+        req.expected_version = expected
+    return req
+
+
+def choose_move(game: solitaire_pb2.Game) -> solitaire_pb2.Move:
+    """Deterministic: the first column play on offer, else the draw."""
+    assert game.legal_moves, "no legal moves"
+    for move in game.legal_moves:
+        if move.WhichOneof("kind") == "play_column":
+            return move
+    return game.legal_moves[0]
+
+
+def play(column: int) -> solitaire_pb2.Move:
+    return solitaire_pb2.Move(play_column=solitaire_pb2.PlayColumn(column=column))
+
+
+def draw() -> solitaire_pb2.Move:
+    return solitaire_pb2.Move(draw_stock=solitaire_pb2.DrawStock())
+
+
+def fits(rules: solitaire_pb2.SolitaireRules, card_rank: int, top_rank: int) -> bool:
+    """The rules' adjacency, recomputed on the client."""
+    diff = card_rank - top_rank
+    if abs(diff) == 1:
+        return top_rank != 13 or rules.queens_on_kings or rules.wrap
+    return rules.wrap and abs(diff) == 12
+
+
+def unfit_column(game: solitaire_pb2.Game) -> int | None:
+    """A column whose front card may not go on the pile now, if any."""
+    for i, col in enumerate(game.columns):
+        if col.cards and not fits(game.rules, col.cards[-1].rank, game.pile_top.rank):
+            return i
+    return None
+
+
+# -- scrubbing for parity ----------------------------------------------------------------------------------------
+_VOLATILE = {
+    "golf.v1.Game": ("id", "deal_id", "create_time", "update_time", "elapsed"),
+    "golf.v1.Deal": ("id", "create_time"),
+}
+
+
+def scrub(message: Message) -> Message:
+    """A copy without ids, times and elapsed (anywhere inside), for comparing two games of the same deal."""
+    out = type(message)()
+    out.CopyFrom(message)
+    _scrub(out)
+    return out
+
+
+def _scrub(message: Message) -> None:
+    for name in _VOLATILE.get(message.DESCRIPTOR.full_name, ()):
+        message.ClearField(name)
+    for fd, value in message.ListFields():
+        if fd.message_type is None:
+            continue
+        if fd.is_repeated:
+            for item in value:
+                _scrub(item)
+        else:
+            _scrub(value)
+
+
+# -- client-side verification of a revealed deal -----------------------------------------------------------------
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+
+
+def golf_shuffle_v1(items: list[str], seed: str) -> list[str]:
+    """The published ``golf-shuffle-v1`` algorithm, written again from its specification."""
+    out = list(items)
+    words = _words(seed)
+    for i in range(len(out) - 1, 0, -1):
+        n = i + 1
+        limit = 2**64 - (2**64 % n)
+        w = next(words)
+        while w >= limit:
+            w = next(words)
+        j = w % n
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def _words(seed: str) -> Any:
+    block = 0
+    while True:
+        digest = hashlib.sha256(seed.encode() + block.to_bytes(8, "big")).digest()
+        for k in range(0, 32, 8):
+            yield int.from_bytes(digest[k : k + 8], "big")
+        block += 1
+
+
+def deal_from_seed(rules: solitaire_pb2.SolitaireRules, seed: str) -> tuple[list[list[str]], str, list[str]]:
+    """Columns (back to front), start card and stock of a ``golf-shuffle-v1`` deal, as card codes."""
+    deck = [r + s for _ in range(rules.decks) for s in SUITS for r in RANKS]
+    cards = golf_shuffle_v1(deck, seed)
+    n = rules.columns * rules.column_height
+    columns = [cards[c : n : rules.columns] for c in range(rules.columns)]
+    return columns, cards[n], cards[n + 1 :]
+
+
+def canonical_rules(rules: solitaire_pb2.SolitaireRules) -> str:
+    """The rules' canonical text as committed to: every option, sorted keys, compact JSON."""
+    data = {
+        "decks": rules.decks,
+        "columns": rules.columns,
+        "column_height": rules.column_height,
+        "wrap": rules.wrap,
+        "queens_on_kings": rules.queens_on_kings,
+        "draw_only_when_stuck": rules.draw_only_when_stuck,
+        "undo_policy": solitaire_pb2.UndoPolicy.Name(rules.undo_policy).removeprefix("UNDO_POLICY_").lower(),
+        "undo_limit": rules.undo_limit,
+    }
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def commitment(algorithm: str, seed: str, rules: solitaire_pb2.SolitaireRules) -> str:
+    return hashlib.sha256(f"{algorithm}\n{seed}\n{canonical_rules(rules)}".encode()).hexdigest()

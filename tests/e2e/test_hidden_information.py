@@ -1,0 +1,242 @@
+"""Hidden information: whole games over both transports, every payload scanned for stock cards not yet turned
+and for the seed; at the end the reveal is checked against the commitment and the deal, from the client side."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from google.protobuf.message import Message
+
+from golf.v1 import errors_pb2, solitaire_pb2
+from tests.e2e.support import (
+    Client,
+    Reply,
+    choose_move,
+    commitment,
+    deal_from_seed,
+    draw,
+    move_request,
+    pb,
+    play,
+    unfit_column,
+)
+
+pytestmark = pytest.mark.xdist_group("e2e-hidden")
+IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
+# A card code standing alone in text (not inside an id, an enum name or a hex digest).
+CODE = re.compile(r"(?<![A-Za-z0-9_])([A2-9TJQK][CDHS])(?![A-Za-z0-9_])")
+
+CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "standard": ("standard", {}),
+    "queens-on-kings": ("queens-on-kings", {}),
+    "wrap": ("wrap", {}),
+    "two-decks": ("two-decks", {}),
+    "draw-only-when-stuck": ("standard", {"draw_only_when_stuck": True}),
+    "two-decks-stuck": ("two-decks", {"draw_only_when_stuck": True}),
+}
+
+
+@dataclass
+class Seen:
+    """One payload the client received, with how many stock cards the client had seen turned by then."""
+
+    reply: Reply
+    turned: int
+    over: bool
+
+
+@dataclass
+class Recorder:
+    """Plays one game and keeps every payload for the checks made once the stock is revealed."""
+
+    client: Client
+    payloads: list[Seen] = field(default_factory=list)
+    turned: int = 0
+    over: bool = False
+    drawn: list[str] = field(default_factory=list)
+
+    def __call__(self, reply: Reply) -> Reply:
+        self.payloads.append(Seen(reply, self.turned, self.over))
+        return reply
+
+    def record_move(self, reply: Reply) -> Reply:
+        """A successful (first) draw turns a stock card: the player may know it from this payload on."""
+        if reply.ok and not reply.message.replayed and reply.message.move.WhichOneof("kind") == "draw_stock":
+            self.turned += 1
+            self.drawn.append(reply.message.move.draw_stock.card.code)
+        if reply.ok and reply.message.game.status != IN_PROGRESS:
+            self.over = True
+        self.payloads.append(Seen(reply, self.turned, self.over))
+        return reply
+
+
+def _games(message: Message, game_id: str) -> list[solitaire_pb2.Game]:
+    """Every ``Game`` of ``game_id`` anywhere in ``message``."""
+    found = []
+    if isinstance(message, solitaire_pb2.Game):
+        return [message] if message.id == game_id else []
+    for fd, value in message.ListFields():
+        if fd.message_type is None:
+            continue
+        for item in value if fd.is_repeated else [value]:
+            found += _games(item, game_id)
+    return found
+
+
+def _own_text(reply: Reply, game_id: str) -> str:
+    """The text of a payload that concerns this game: a listing also holds other games, of other deals."""
+    if not isinstance(reply.message, pb.ListGamesResponse):
+        return reply.raw
+    body = json.loads(reply.raw)
+    games = body.pop("games")
+    return json.dumps([body, *(g for g in games if g["id"] == game_id)])
+
+
+def check_payload(
+    seen: Seen,
+    game_id: str,
+    columns: list[list[str]],
+    start: str,
+    stock: list[str],
+    seed: str,
+) -> None:
+    """What one payload may show: the deal's columns and start card, and the stock cards turned so far."""
+    allowed = Counter([c for col in columns for c in col] + [start] + stock[: seen.turned])
+    where = f"{seen.reply.transport} payload (turned {seen.turned}): {seen.reply.raw[:400]}"
+    if not seen.over:
+        assert seed not in seen.reply.raw, f"the seed leaked in {where}"
+        # Text anywhere (messages, metadata): a code the player cannot have seen must not appear at all.
+        for code in set(CODE.findall(_own_text(seen.reply, game_id))):
+            assert allowed[code] > 0, f"hidden stock card {code} in {where}"
+    message = seen.reply.message if seen.reply.ok else seen.reply.error
+    for game in _games(message, game_id):
+        if game.status == IN_PROGRESS:
+            assert not game.HasField("reveal"), f"reveal before the end in {where}"
+        # Positions: each column is what is left of the dealt column, the pile top was dealt or turned.
+        for i, col in enumerate(game.columns):
+            assert [c.code for c in col.cards] == columns[i][: len(col.cards)], where
+        visible = Counter([c.code for col in game.columns for c in col.cards] + [game.pile_top.code])
+        # Multiplicities (two decks hold every card twice): no more copies than the player may have seen.
+        assert not visible - allowed, f"cards {visible - allowed} beyond what was turned in {where}"
+        # The pile top is either the start card, a column card or the last stock card turned.
+        assert game.pile_top.code in allowed, where
+        fronts = {i: col.cards[-1].code for i, col in enumerate(game.columns) if col.cards}
+        for move in game.legal_moves:
+            if move.WhichOneof("kind") == "draw_stock":
+                assert not move.draw_stock.HasField("card"), f"a legal draw names its card in {where}"
+            else:
+                assert move.play_column.card.code == fronts[move.play_column.column], where
+        if game.status != IN_PROGRESS:
+            assert game.reveal.seed == seed
+        assert game.stock_count >= len(stock) - seen.turned, where
+    if isinstance(message, pb.PlayMoveResponse) and message.move.WhichOneof("kind") == "draw_stock":
+        drawn = message.move.draw_stock.card.code
+        assert allowed[drawn] > 0 and drawn == message.game.pile_top.code, where
+    if isinstance(message, (pb.CreateDealResponse, pb.GetDealResponse)):
+        deal = message.deal
+        assert [[c.code for c in col.cards] for col in deal.columns] == columns
+        assert deal.start_card.code == start and deal.stock_count == len(stock)
+
+
+def play_recorded(client: Client, preset: str, rules: dict[str, Any], seed: str | None) -> None:
+    rec = Recorder(client)
+    req_rules = solitaire_pb2.SolitaireRules(**rules)
+    if seed is None:
+        # The server draws the seed; the client learns the deal from the game and its deal.
+        game = rec(client.create_game(pb.CreateGameRequest(preset=preset, rules=req_rules))).expect_ok().game
+        deal = rec(client.get_deal(game.deal_id)).expect_ok().deal
+    else:
+        deal = rec(client.create_deal(pb.CreateDealRequest(preset=preset, rules=req_rules, seed=seed))).expect_ok()
+        deal = deal.deal
+        game = rec(client.create_game(pb.CreateGameRequest(deal_id=deal.id))).expect_ok().game
+    assert deal.shuffle_algorithm == "golf-shuffle-v1"
+    columns = [[c.code for c in col.cards] for col in deal.columns]
+    last: pb.PlayMoveRequest | None = None
+    step = 0
+    while game.status == IN_PROGRESS:
+        step += 1
+        assert step < 1000
+        req = move_request(game, choose_move(game), expected=game.version)
+        reply = rec.record_move(client.play_move(req))
+        game = reply.expect_ok().game
+        probe = step % 6
+        if probe == 0 and last is not None:
+            rec.record_move(client.play_move(last)).expect_ok()  # replayed
+        elif probe == 1:
+            rec(client.play_move(move_request(game, draw(), expected=game.version - 1)))  # stale
+        elif probe == 2:
+            col = unfit_column(game)
+            rec(client.play_move(move_request(game, play(col if col is not None else 99))))
+            rec(client.play_move(move_request(game, draw(), key=req.idempotency_key)))  # key reuse
+        elif probe == 3:
+            rec(client.get_game(game.id)).expect_ok()
+        elif probe == 4:
+            rec(client.list_games(page_size=3)).expect_ok()
+        else:
+            rec(client.get_deal(deal.id)).expect_ok()
+            extra = client.play_move(move_request(game, draw()))  # legal or not (draw only when stuck)
+            if extra.ok:
+                game = rec.record_move(extra).message.game
+            else:
+                rec(extra)
+        last = req
+    final = rec(client.get_game(game.id)).expect_ok().game
+    rec(client.play_move(move_request(final, draw()))).expect_error(errors_pb2.ERROR_REASON_GAME_OVER)
+
+    # The reveal: the seed and the whole stock, checked against the commitment published at the start.
+    seed_shown = final.reveal.seed
+    stock = [c.code for c in final.reveal.stock]
+    if seed is not None:
+        assert seed_shown == seed
+    assert len(stock) == deal.stock_count
+    assert stock[: rec.turned] == rec.drawn, "the revealed stock is not the one the draws turned"
+    assert deal.commitment == commitment(deal.shuffle_algorithm, seed_shown, final.rules)
+    # The whole deal follows from the seed by the published algorithm.
+    assert deal_from_seed(final.rules, seed_shown) == (columns, deal.start_card.code, stock)
+    for seen in rec.payloads:
+        check_payload(seen, game.id, columns, deal.start_card.code, stock, seed_shown)
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_no_payload_shows_unturned_stock_or_seed(client: Client, config: str) -> None:
+    preset, rules = CONFIGS[config]
+    for seed in (f"hidden-{config}-1", None):
+        play_recorded(client, preset, rules, seed)
+
+
+def test_a_draw_naming_a_card_does_not_tell_the_next_stock_card(client: Client) -> None:
+    """Sending a draw that names a card must not act as an oracle for the next (hidden) stock card."""
+    seed = "oracle-seed"
+    deal = client.create_deal(pb.CreateDealRequest(seed=seed)).expect_ok().deal
+    _, _, stock = deal_from_seed(deal.rules, seed)  # the test knows the stock; a player must not learn it
+    replies = {}
+    for name, code in (("right", stock[0]), ("wrong", next(c for c in stock[1:] if c != stock[0]))):
+        game = client.create_game(pb.CreateGameRequest(deal_id=deal.id)).expect_ok().game
+        move = solitaire_pb2.Move()
+        move.draw_stock.card.code = code
+        replies[name] = client.play_move(move_request(game, move))
+    right, wrong = replies["right"], replies["wrong"]
+    outcome = {name: (r.ok, r.error.reason if r.error else None) for name, r in replies.items()}
+    assert (right.ok, right.error and right.error.reason) == (wrong.ok, wrong.error and wrong.error.reason), (
+        f"a draw naming the next stock card is answered differently from one naming another card: {outcome}"
+    )
+
+
+def test_pysol_deal_commitment_names_its_algorithm(client: Client) -> None:
+    """A PySolFC deal publishes ``shuffleAlgorithm: pysolfc``; its commitment must check out with that name."""
+    deal = client.create_deal(pb.CreateDealRequest(pysol_deal_number=11)).expect_ok().deal
+    assert deal.shuffle_algorithm == "pysolfc" and deal.pysol_deal_number == 11
+    game = client.create_game(pb.CreateGameRequest(deal_id=deal.id)).expect_ok().game
+    while game.status == IN_PROGRESS:
+        game = client.play_move(move_request(game, choose_move(game))).expect_ok().game
+    seed = game.reveal.seed
+    assert seed
+    assert deal.commitment == commitment(deal.shuffle_algorithm, seed, game.rules), (
+        f"commitment of {seed!r} does not match with algorithm {deal.shuffle_algorithm!r} "
+        f"(it does with golf-shuffle-v1: {deal.commitment == commitment('golf-shuffle-v1', seed, game.rules)})"
+    )

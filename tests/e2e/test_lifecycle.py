@@ -1,0 +1,140 @@
+"""The process: a restart mid-game loses nothing, and SIGTERM lets requests in flight finish and exits 0."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import pytest
+
+from golf.v1 import solitaire_pb2
+from tests.e2e.support import Grpc, Reply, Rest, Server, choose_move, move_request, pb
+
+pytestmark = pytest.mark.xdist_group("e2e-lifecycle")
+IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
+
+
+def test_restart_mid_game_continues_at_the_same_version(own_server: Server) -> None:
+    rest, grpc_client = Rest(own_server.http_url), Grpc(own_server.grpc_target)
+    games: dict[str, solitaire_pb2.Game] = {}
+    last: dict[str, pb.PlayMoveRequest] = {}
+    for client in (rest, grpc_client):
+        deal = client.create_deal(pb.CreateDealRequest(seed="restart-seed")).expect_ok().deal
+        game = client.create_game(pb.CreateGameRequest(deal_id=deal.id)).expect_ok().game
+        for _ in range(6):
+            last[client.name] = move_request(game, choose_move(game), expected=game.version)
+            game = client.play_move(last[client.name]).expect_ok().game
+        games[client.name] = game
+    rest.close()
+    grpc_client.close()
+
+    assert own_server.stop() == 0, own_server.log_text()
+    own_server.start()  # same database, new ports
+    rest, grpc_client = Rest(own_server.http_url), Grpc(own_server.grpc_target)
+    try:
+        for client in (rest, grpc_client):
+            before = games[client.name]
+            now = client.get_game(before.id).expect_ok().game
+            assert now.version == before.version == 6
+            assert now.columns == before.columns and now.pile_top == before.pile_top
+            assert now.legal_moves == before.legal_moves
+            # The idempotency record survived too: the last move's retry is the stored result.
+            again = client.play_move(last[client.name]).expect_ok()
+            assert again.replayed and again.game.version == 6
+            game = now
+            while game.status == IN_PROGRESS:
+                game = client.play_move(move_request(game, choose_move(game), expected=game.version)).expect_ok().game
+            assert game.version == game.moves_played > 6
+            assert game.HasField("reveal")
+        # Both games of the same deal, played the same way, ended the same.
+        end_r = rest.get_game(games["rest"].id).expect_ok().game
+        end_g = grpc_client.get_game(games["grpc"].id).expect_ok().game
+        assert (end_r.score, end_r.version, end_r.reveal) == (end_g.score, end_g.version, end_g.reveal)
+    finally:
+        rest.close()
+        grpc_client.close()
+
+
+def _server_side_unread(port: int) -> int:
+    """Bytes the kernel holds for the server's established connections on ``port`` that it has not read."""
+    unread = 0
+    with open("/proc/net/tcp") as table:
+        next(table)
+        for line in table:
+            parts = line.split()
+            local, state, queues = parts[1], parts[3], parts[4]
+            if state == "01" and int(local.split(":")[1], 16) == port:
+                unread += int(queues.split(":")[1], 16)
+    return unread
+
+
+def test_sigterm_lets_requests_in_flight_finish(own_server: Server) -> None:
+    setup = Rest(own_server.http_url)
+    n = 12
+    games = []
+    for _ in range(2 * n):
+        games.append(setup.create_game(pb.CreateGameRequest(preset="two-decks")).expect_ok().game)
+    setup.close()
+
+    # Connections are opened (and used once) first, so every request below is sent on an accepted connection.
+    rests = [Rest(own_server.http_url) for _ in range(n)]
+    grpc_client = Grpc(own_server.grpc_target)
+    for client, game in zip(rests, games, strict=False):
+        client.get_game(game.id).expect_ok()
+    grpc_client.get_game(games[-1].id).expect_ok()
+
+    first_reply = threading.Event()
+    requests = [move_request(g, choose_move(g), expected=0) for g in games]
+
+    def send(client: Rest | Grpc, req: pb.PlayMoveRequest) -> Reply:
+        try:
+            return client.play_move(req)
+        finally:
+            first_reply.set()
+
+    with ThreadPoolExecutor(max_workers=2 * n) as pool:
+        futures: list[Future[Reply]] = [pool.submit(send, c, r) for c, r in zip(rests, requests[:n], strict=True)]
+        futures += [pool.submit(send, grpc_client, r) for r in requests[n:]]
+        first_reply.wait(timeout=60)
+        # Wait (bounded, not asserted) until the server has read every byte sent to it: the requests are its now.
+        deadline = time.monotonic() + 10
+        while _server_side_unread(own_server.http_port) + _server_side_unread(own_server.grpc_port):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.005)
+        own_server.signal_stop()
+        outcomes: list[Reply | BaseException] = []
+        for f in futures:
+            try:
+                outcomes.append(f.result(timeout=120))
+            except Exception as err:  # connection errors, or a reply without its Error
+                outcomes.append(err)
+    code = own_server.wait()
+    for client in rests:
+        client.close()
+    grpc_client.close()
+
+    failed = [i for i, o in enumerate(outcomes) if not isinstance(o, Reply) or not o.ok]
+    for i, reply in enumerate(outcomes):
+        if i not in failed:
+            assert isinstance(reply, Reply)
+            made = reply.expect_ok()
+            assert made.game.id == requests[i].game_id and made.game.version == 1
+    assert code == 0, f"exit code {code} after SIGTERM:\n{own_server.log_text()}"
+
+    # Every acknowledged move was committed: a new process on the same database has all of them. A request
+    # that failed is safe to retry with its idempotency key: it is made once, whatever happened before.
+    own_server.start()
+    check, check_grpc = Rest(own_server.http_url), Grpc(own_server.grpc_target)
+    try:
+        for i in failed:
+            retry = (check if i < n else check_grpc).play_move(requests[i]).expect_ok()
+            assert retry.game.version == 1
+        for game in games:
+            assert check.get_game(game.id).expect_ok().game.version == 1
+    finally:
+        check.close()
+        check_grpc.close()
+    report = [f"{'rest' if i < n else 'grpc'} #{i}: {outcomes[i]!r}"[:300] for i in failed]
+    assert not failed, f"{len(failed)} of {len(outcomes)} requests sent before SIGTERM failed:\n" + "\n".join(report)
