@@ -84,6 +84,9 @@ async def serve(settings: Settings) -> None:
     log.info("shutting down: finishing requests in flight")
     await health_servicer.enter_graceful_shutdown()
     http.should_exit = True
+    # gRPC cancels calls it has received but not yet handed to a handler when stop() begins; keep serving a
+    # moment so calls sent before the signal are taken up (load balancers see NOT_SERVING meanwhile).
+    await asyncio.sleep(min(settings.shutdown_drain_seconds, settings.shutdown_grace_seconds))
     await asyncio.gather(grpc_server.stop(settings.shutdown_grace_seconds), http_task, return_exceptions=True)
     await container.database.dispose()
     stop_wait.cancel()

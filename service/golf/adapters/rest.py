@@ -13,31 +13,21 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
-from google.protobuf import json_format
 
+from golf.adapters.json_input import parse_body, parse_object
 from golf.adapters.openapi import components, rpc_openapi
 from golf.adapters.proto_json import to_json
-from golf.api.errors import ApiError, internal_error, invalid, to_api_error
+from golf.api.errors import ApiError, internal_error, to_api_error
 from golf.api.handlers import Rpc
 from golf.app.errors import AppError
 from golf.v1 import errors_pb2
 
 log = logging.getLogger("golf.rest")
 JSON = "application/json"
-_NESTED_FIELD = re.compile(r"Failed to parse (\w+) field")
-_UNKNOWN_FIELD = re.compile(r'field named "(\w+)"')
 
 
 def _error_response(err: ApiError) -> Response:
     return Response(to_json(err.body), status_code=err.http_status, media_type=JSON)
-
-
-def _parse_error(err: json_format.ParseError) -> ApiError:
-    text = str(err)
-    # json_format nests its messages ("Failed to parse move field: Failed to parse column field: ..."),
-    # which gives the path to the offending field.
-    path = _NESTED_FIELD.findall(text) + _UNKNOWN_FIELD.findall(text)[:1]
-    return invalid(".".join(path) or "body", text)
 
 
 def _route(rpc: Rpc) -> Any:
@@ -47,19 +37,12 @@ def _route(rpc: Rpc) -> Any:
     async def endpoint(request: Request) -> Response:
         try:
             message = rpc.request()
-            try:
-                if has_body:
-                    raw = await request.body()
-                    if raw.strip():
-                        json_format.Parse(raw, message)
-                else:
-                    json_format.ParseDict(dict(request.query_params), message)
-                if path_fields:
-                    json_format.ParseDict({f: request.path_params[f] for f in path_fields}, message)
-            except json_format.ParseError as err:
-                raise _parse_error(err) from None
-            except (ValueError, UnicodeDecodeError):
-                raise invalid("body", "the body is not a JSON object") from None
+            if has_body:
+                parse_body(await request.body(), message)
+            else:
+                parse_object(dict(request.query_params), message)
+            if path_fields:
+                parse_object({f: request.path_params[f] for f in path_fields}, message)
             reply = await rpc.handler(message)
             return Response(to_json(reply), media_type=JSON)
         except ApiError as err:

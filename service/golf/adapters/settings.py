@@ -19,6 +19,8 @@ class Settings(BaseSettings):
     """Connections per process (PostgreSQL)."""
     shutdown_grace_seconds: float = 10.0
     """On SIGTERM, how long requests in flight may take to finish."""
+    shutdown_drain_seconds: float = 1.0
+    """On SIGTERM, how long gRPC keeps taking up calls already sent before it stops (health says NOT_SERVING)."""
     log_level: str = "info"
     access_log: bool = False
     """One log line per HTTP request (costs CPU on the hot path)."""

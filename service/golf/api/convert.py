@@ -107,8 +107,10 @@ def move_to_proto(move: Move, *, hide_draw: bool = False) -> solitaire_pb2.Move:
 def move_from_proto(msg: solitaire_pb2.Move, field: str = "move") -> Move:
     kind = msg.WhichOneof("kind")
     if kind == "draw_stock":
-        draw = msg.draw_stock
-        return Draw(card_from_proto(draw.card, f"{field}.drawStock.card") if draw.HasField("card") else None)
+        if msg.draw_stock.HasField("card"):
+            # Refusing a wrong guess without turning a card would tell the player what the next card is not.
+            raise InvalidArgument(f"{field}.drawStock.card", "a draw cannot name the card it turns; send drawStock: {}")
+        return Draw()
     if kind == "play_column":
         play = msg.play_column
         card = card_from_proto(play.card, f"{field}.playColumn.card") if play.HasField("card") else None

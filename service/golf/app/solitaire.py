@@ -130,7 +130,7 @@ class SolitaireService:
             rules=rules,
             seed=seed,
             algorithm=algorithm,
-            commitment=commitment(seed, rules.canonical()),
+            commitment=commitment(algorithm, seed, rules.canonical()),
             layout=layout,
             created_at=self.clock(),
             pysol_number=pysol_number,

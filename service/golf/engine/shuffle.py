@@ -53,6 +53,7 @@ def shuffled(items: list[T], seed: str) -> list[T]:
     return out
 
 
-def commitment(seed: str, rules_text: str) -> str:
-    """SHA-256 hex of the seed and the canonical rules text, published before play and checkable after."""
-    return hashlib.sha256(f"{ALGORITHM}\n{seed}\n{rules_text}".encode()).hexdigest()
+def commitment(algorithm: str, seed: str, rules_text: str) -> str:
+    """SHA-256 hex of ``algorithm + "\\n" + seed + "\\n" + rules_text``: published with the deal before play,
+    checkable once the game reveals the seed."""
+    return hashlib.sha256(f"{algorithm}\n{seed}\n{rules_text}".encode()).hexdigest()

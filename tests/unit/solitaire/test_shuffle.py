@@ -65,6 +65,8 @@ def test_seeds_are_fresh_and_long() -> None:
 
 def test_commitment_binds_seed_and_rules() -> None:
     rules = PRESETS["standard"].canonical()
-    assert commitment("a", rules) != commitment("b", rules)
-    assert commitment("a", rules) != commitment("a", PRESETS["wrap"].canonical())
-    assert commitment("a", rules) == hashlib.sha256(f"golf-shuffle-v1\na\n{rules}".encode()).hexdigest()
+    algo = "golf-shuffle-v1"
+    assert commitment(algo, "a", rules) != commitment(algo, "b", rules)
+    assert commitment(algo, "a", rules) != commitment(algo, "a", PRESETS["wrap"].canonical())
+    assert commitment(algo, "a", rules) != commitment("pysolfc", "a", rules)
+    assert commitment(algo, "a", rules) == hashlib.sha256(f"golf-shuffle-v1\na\n{rules}".encode()).hexdigest()

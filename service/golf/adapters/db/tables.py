@@ -1,4 +1,4 @@
-"""The tables. Changing them needs an Alembic migration in ``migrations/versions``."""
+"""The tables. Changing them needs an Alembic migration in ``migrations/versions`` (a test compares the two)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,10 @@ from datetime import datetime
 
 from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
+
+
+def _when(nullable: bool = False) -> Column[datetime]:
+    return Column(DateTime(timezone=True), nullable=nullable)
 
 
 class DealRow(SQLModel, table=True):
@@ -20,12 +24,34 @@ class DealRow(SQLModel, table=True):
     commitment: str = Field(max_length=64)
     layout: str = Field(sa_column=Column(Text, nullable=False))
     pysol_number: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
-    created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    created_at: datetime = Field(sa_column=_when())
+    # The solver's verdict, once known: winnable or not, a winning line (move codes), the fewest cards left.
+    winnable: bool | None = Field(default=None, nullable=True)
+    solution: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    fewest_left: int | None = Field(default=None, nullable=True)
+    difficulty: str | None = Field(default=None, max_length=16, nullable=True)
+    difficulty_score: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+
+
+class RoundRow(SQLModel, table=True):
+    __tablename__ = "rounds"
+
+    id: str = Field(primary_key=True, max_length=36)
+    preset: str = Field(max_length=64)
+    rules: str = Field(sa_column=Column(Text, nullable=False))
+    holes: int
+    par: int
+    winnable_only: bool
+    difficulty: str | None = Field(default=None, max_length=16, nullable=True)
+    created_at: datetime = Field(sa_column=_when())
 
 
 class GameRow(SQLModel, table=True):
     __tablename__ = "games"
-    __table_args__ = (Index("ix_games_created_id", "created_at", "id"),)
+    __table_args__ = (
+        Index("ix_games_created_id", "created_at", "id"),
+        UniqueConstraint("round_id", "hole", name="uq_games_round_hole"),
+    )
 
     id: str = Field(primary_key=True, max_length=36)
     deal_id: str = Field(foreign_key="deals.id", index=True, max_length=36)
@@ -33,13 +59,20 @@ class GameRow(SQLModel, table=True):
     status: str = Field(max_length=16)
     score: int
     line: str = Field(sa_column=Column(Text, nullable=False))
-    created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
-    updated_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
-    finished_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+    created_at: datetime = Field(sa_column=_when())
+    updated_at: datetime = Field(sa_column=_when())
+    finished_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+    hints_used: int = Field(default=0)
+    undos_used: int = Field(default=0)
+    round_id: str | None = Field(default=None, foreign_key="rounds.id", max_length=36, nullable=True)
+    hole: int | None = Field(default=None, nullable=True)
 
 
 class MoveRow(SQLModel, table=True):
-    """The append-only move log. The unique constraints, not Python checks, stop a move being stored twice."""
+    """The append-only action log. The unique constraints, not Python checks, stop an entry being stored twice.
+
+    ``code`` is a move (``3:AH``, ``T:5C``), an undo (``U``) or an AutoPlay run (``A:3:AH+5:2C``).
+    """
 
     __tablename__ = "moves"
     __table_args__ = (
@@ -47,16 +80,57 @@ class MoveRow(SQLModel, table=True):
         UniqueConstraint("game_id", "idempotency_key", name="uq_moves_game_key"),
     )
 
-    # SQLite autoincrements only an INTEGER primary key, PostgreSQL gets a BIGINT identity.
+    # SQLite autoincrements only an INTEGER primary key, PostgreSQL gets a BIGINT.
     id: int | None = Field(
         default=None,
         sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True),
     )
     game_id: str = Field(foreign_key="games.id", max_length=36)
     seq: int
-    code: str = Field(max_length=16)
+    code: str = Field(sa_column=Column(Text, nullable=False))
     idempotency_key: str = Field(max_length=128)
-    created_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    created_at: datetime = Field(sa_column=_when())
+    undone_by: int | None = Field(default=None, nullable=True)
+
+
+class HintRow(SQLModel, table=True):
+    __tablename__ = "hints"
+    __table_args__ = (UniqueConstraint("game_id", "idempotency_key", name="uq_hints_game_key"),)
+
+    id: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True),
+    )
+    game_id: str = Field(foreign_key="games.id", max_length=36)
+    idempotency_key: str = Field(max_length=128)
+    code: str = Field(max_length=16)
+    winning: bool
+    created_at: datetime = Field(sa_column=_when())
+
+
+class DealPoolRow(SQLModel, table=True):
+    """Solved, winnable deals waiting to be dealt, per preset and difficulty; taken rows are deleted."""
+
+    __tablename__ = "deal_pool"
+    __table_args__ = (Index("ix_deal_pool_take", "preset", "difficulty", "id"),)
+
+    id: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True),
+    )
+    preset: str = Field(max_length=64)
+    difficulty: str = Field(max_length=16)
+    deal_id: str = Field(foreign_key="deals.id", unique=True, max_length=36)
+
+
+class DailyDealRow(SQLModel, table=True):
+    """One deal per UTC day and preset, the same for every player."""
+
+    __tablename__ = "daily_deals"
+
+    day: str = Field(primary_key=True, max_length=10)
+    preset: str = Field(primary_key=True, max_length=64)
+    deal_id: str = Field(foreign_key="deals.id", max_length=36)
 
 
 metadata = SQLModel.metadata

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, replace
 from enum import Enum
 
 from golf.engine.cards import ACE, KING, QUEEN
+from golf.engine.solitaire.moves import IllegalMove, Refusal
 
 
 class UndoPolicy(Enum):
@@ -46,6 +47,21 @@ class SolitaireRules:
             raise ValueError("columns: the layout needs more cards than the decks hold")
         if self.undo_limit < 0:
             raise ValueError("undo_limit: must not be negative")
+
+    def undos_left(self, used: int) -> int | None:
+        """Undos still allowed after ``used``; None when unlimited."""
+        if self.undo_policy is UndoPolicy.UNLIMITED:
+            return None
+        if self.undo_policy is UndoPolicy.NONE:
+            return 0
+        return max(self.undo_limit - used, 0)
+
+    def check_undo(self, used: int) -> None:
+        """Raise ``IllegalMove`` when the undo policy forbids another undo."""
+        if self.undo_policy is UndoPolicy.NONE:
+            raise IllegalMove(Refusal.UNDO_NOT_ALLOWED, "these rules allow no undo")
+        if self.undos_left(used) == 0:
+            raise IllegalMove(Refusal.UNDO_LIMIT_REACHED, f"these rules allow {self.undo_limit} undo(s) a game")
 
     def fits(self, card_rank: int, top_rank: int) -> bool:
         """Whether a card of ``card_rank`` may go on a pile whose top has ``top_rank``."""
