@@ -165,7 +165,8 @@ def _wait_listening(server: Server, timeout: float) -> None:
     pending = {server.http_port, server.grpc_port}
     while pending:
         if server.process.poll() is not None:
-            raise RuntimeError(f"the server exited ({server.process.returncode}); see {server.log}")
+            tail = server.log.read_text(errors="replace").splitlines()[-15:]
+            raise RuntimeError(f"the server exited ({server.process.returncode}):\n" + "\n".join(tail))
         if time.monotonic() > deadline:
             raise RuntimeError(f"the server did not listen within {timeout:.0f} s; see {server.log}")
         for port in list(pending):
