@@ -133,7 +133,7 @@ class RestApi:
         self.conn = HttpConnection(cfg.host, cfg.http_port)
 
     async def new_game(self) -> GameView:
-        status, data = await self.conn.post("/v1/games", b'{"preset":"%s"}' % PRESET.encode())
+        status, data = await self.conn.post("/v1/games", b'{"preset":"%s","winnableOnly":false}' % PRESET.encode())
         if status != 200:
             raise Refused(f"CreateGame HTTP {status}")
         return _rest_view(orjson.loads(data)["game"])
@@ -194,7 +194,7 @@ class GrpcApi:
             raise Refused(f"gRPC {err.code().name}") from None
 
     async def new_game(self) -> GameView:
-        reply = await self._call(self.stub.CreateGame, self.pb.CreateGameRequest(preset=PRESET))
+        reply = await self._call(self.stub.CreateGame, self.pb.CreateGameRequest(preset=PRESET, winnable_only=False))
         return self._view(reply.game)
 
     async def play(self, game: GameView, key: str) -> GameView:

@@ -189,6 +189,7 @@ def golf_server(
         "GOLF_HTTP_PORT": str(http_port),
         "GOLF_GRPC_PORT": str(grpc_port),
         "GOLF_LOG_LEVEL": log_level,
+        "GOLF_POOL_SIZE": "0",
     }
     env |= extra_env or {}
     log = log_dir / f"server-{http_port}.log"

@@ -53,7 +53,6 @@ def upgrade() -> None:
         sa.Column("game_id", sa.String(36), sa.ForeignKey("games.id"), nullable=False),
         sa.Column("idempotency_key", sa.String(128), nullable=False),
         sa.Column("code", sa.String(16), nullable=False),
-        sa.Column("winning", sa.Boolean, nullable=False),
         sa.Column("created_at", TS, nullable=False),
         sa.UniqueConstraint("game_id", "idempotency_key", name="uq_hints_game_key"),
     )

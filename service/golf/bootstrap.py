@@ -18,8 +18,10 @@ from golf.adapters.db.repository import Database
 from golf.adapters.grpc_server import SERVICE_NAME, build_grpc_server
 from golf.adapters.rest import build_rest_app
 from golf.adapters.settings import Settings
+from golf.adapters.solver_pool import ProcessPoolSolver
 from golf.api.handlers import SolitaireHandlers
-from golf.app.solitaire import SolitaireService
+from golf.app.dealing import Dealer, DealSettings
+from golf.app.services import build_services
 
 log = logging.getLogger("golf")
 
@@ -31,14 +33,26 @@ def utc_now() -> datetime:
 @dataclass
 class Container:
     database: Database
-    solitaire: SolitaireService
+    solver: ProcessPoolSolver
+    background_solver: ProcessPoolSolver
+    dealer: Dealer
+    refill_dealer: Dealer
     handlers: SolitaireHandlers
 
 
 def build(settings: Settings) -> Container:
     database = Database(settings.database_url, settings.db_pool_size, settings.sqlite_synchronous)
-    solitaire = SolitaireService(database, utc_now)
-    return Container(database, solitaire, SolitaireHandlers(solitaire))
+    solver = ProcessPoolSolver(settings.solver_workers)
+    background = ProcessPoolSolver(1, nice=10)
+    deal_settings = DealSettings(
+        solver_budget=settings.solver_budget,
+        pool_size=settings.pool_size,
+        pool_presets=tuple(p.strip() for p in settings.pool_presets.split(",") if p.strip()),
+    )
+    services = build_services(database, utc_now, solver, deal_settings)
+    refill = Dealer(database, utc_now, background, deal_settings)
+    handlers = SolitaireHandlers(services.games, services.rounds, services.dealer)
+    return Container(database, solver, background, services.dealer, refill, handlers)
 
 
 class _Uvicorn(uvicorn.Server):
@@ -77,6 +91,7 @@ async def serve(settings: Settings) -> None:
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     http_task = asyncio.create_task(http.serve())
+    refill_task = asyncio.create_task(container.refill_dealer.refill_forever()) if settings.pool_size else None
     log.info("serving gRPC on %s:%d and REST on %s:%d", settings.host, grpc_port, settings.host, settings.http_port)
     stop_wait = asyncio.create_task(stopping.wait())
     await asyncio.wait({http_task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
@@ -87,7 +102,11 @@ async def serve(settings: Settings) -> None:
     # gRPC cancels calls it has received but not yet handed to a handler when stop() begins; keep serving a
     # moment so calls sent before the signal are taken up (load balancers see NOT_SERVING meanwhile).
     await asyncio.sleep(min(settings.shutdown_drain_seconds, settings.shutdown_grace_seconds))
+    if refill_task is not None:
+        refill_task.cancel()
     await asyncio.gather(grpc_server.stop(settings.shutdown_grace_seconds), http_task, return_exceptions=True)
+    container.solver.close()
+    container.background_solver.close()
     await container.database.dispose()
     stop_wait.cancel()
     log.info("stopped")

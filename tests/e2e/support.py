@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,7 @@ class Server:
     grpc_port: int = 0
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
+    extra_env: dict[str, str] = field(default_factory=dict)
     _log: Any = None
 
     @property
@@ -105,6 +106,9 @@ class Server:
             "GOLF_HTTP_PORT": str(self.http_port),
             "GOLF_GRPC_PORT": str(self.grpc_port),
             "GOLF_LOG_LEVEL": "warning",
+            # No background refilling of the winnable-deal pool: it would compete for the CPU with the tests.
+            "GOLF_POOL_SIZE": "0",
+            **self.extra_env,
         }
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen([GOLF, "serve"], env=env, stdout=self._log, stderr=subprocess.STDOUT)

@@ -148,7 +148,9 @@ def play_recorded(client: Client, preset: str, rules: dict[str, Any], seed: str 
     req_rules = solitaire_pb2.SolitaireRules(**rules)
     if seed is None:
         # The server draws the seed; the client learns the deal from the game and its deal.
-        game = rec(client.create_game(pb.CreateGameRequest(preset=preset, rules=req_rules))).expect_ok().game
+        # Two-deck deals come as they fall (solving them is slow); the others are winnable deals.
+        request = pb.CreateGameRequest(preset=preset, rules=req_rules, winnable_only=preset != "two-decks")
+        game = rec(client.create_game(request)).expect_ok().game
         deal = rec(client.get_deal(game.deal_id)).expect_ok().deal
     else:
         deal = rec(client.create_deal(pb.CreateDealRequest(preset=preset, rules=req_rules, seed=seed))).expect_ok()

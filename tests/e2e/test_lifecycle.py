@@ -74,7 +74,7 @@ def test_sigterm_lets_requests_in_flight_finish(own_server: Server) -> None:
     n = 12
     games = []
     for _ in range(2 * n):
-        games.append(setup.create_game(pb.CreateGameRequest(preset="two-decks")).expect_ok().game)
+        games.append(setup.create_game(pb.CreateGameRequest(preset="two-decks", winnable_only=False)).expect_ok().game)
     setup.close()
 
     # Connections are opened (and used once) first, so every request below is sent on an accepted connection.

@@ -12,16 +12,23 @@ import sqlalchemy as sa
 from golf.adapters.db.migrate import at_head, upgrade
 from golf.adapters.db.repository import Database
 from golf.adapters.db.urls import sync_url
+from golf.app.dealing import DealSettings
 from golf.app.errors import Conflict
 from golf.app.ports import DuplicateMove
 from golf.app.records import MoveRecord
+from golf.app.services import build_services
 from golf.app.solitaire import SolitaireService
+from golf.app.solving import InlineSolver
 from golf.engine.solitaire.moves import Draw
 from golf.engine.solitaire.state import Status
 
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def services(database: Database) -> SolitaireService:
+    return build_services(database, now, InlineSolver(), DealSettings(solver_budget=300_000)).games
 
 
 @pytest.fixture
@@ -47,8 +54,8 @@ def test_migrations_reach_head_and_go_back(database_url: str) -> None:
 
 
 async def test_the_database_refuses_a_second_move_per_seq_and_per_key(database: Database) -> None:
-    service = SolitaireService(database, now)
-    game = (await service.create_game()).game
+    service = services(database)
+    game = (await service.create_game(winnable_only=False)).game
     async with database() as uow:
         await uow.repo.append_move(MoveRecord(game.id, 1, "T", "a", now()))
         await uow.commit()
@@ -75,8 +82,8 @@ async def test_the_database_refuses_a_second_move_per_seq_and_per_key(database: 
 
 
 async def test_concurrent_moves_are_serialised(database: Database) -> None:
-    service = SolitaireService(database, now)
-    game = (await service.create_game("", "wrap")).game
+    service = services(database)
+    game = (await service.create_game("", "wrap", winnable_only=False)).game
     results = await asyncio.gather(
         *(service.play_move(game.id, Draw(), f"k{i}") for i in range(8)), return_exceptions=True
     )
@@ -92,8 +99,8 @@ async def test_concurrent_moves_are_serialised(database: Database) -> None:
 
 
 async def test_concurrent_retries_store_once(database: Database) -> None:
-    service = SolitaireService(database, now)
-    game = (await service.create_game("", "wrap")).game
+    service = services(database)
+    game = (await service.create_game("", "wrap", winnable_only=False)).game
     results = await asyncio.gather(*(service.play_move(game.id, Draw(), "same") for _ in range(6)))
     assert {r.game.version for r in results} == {1}
     assert sum(not r.replayed for r in results) == 1
@@ -103,15 +110,15 @@ async def test_concurrent_retries_store_once(database: Database) -> None:
 
 async def test_game_survives_a_restart_and_replays_from_its_log(migrated_url: str) -> None:
     first = Database(migrated_url)
-    service = SolitaireService(first, now)
-    snap = await service.create_game("", "wrap")
+    service = services(first)
+    snap = await service.create_game("", "wrap", winnable_only=False)
     for i in range(5):
         snap = await service.play_move(snap.game.id, snap.state.legal_moves()[0], f"k{i}")
     await first.dispose()
 
     second = Database(migrated_url)
     try:
-        again = SolitaireService(second, now)
+        again = services(second)
         restored = await again.get_game(snap.game.id)
         assert restored.state == snap.state and restored.game.version == 5
         async with second() as uow:
@@ -127,8 +134,8 @@ async def test_game_survives_a_restart_and_replays_from_its_log(migrated_url: st
 
 
 async def test_listing_pages_through_everything(database: Database) -> None:
-    service = SolitaireService(database, now)
-    made = {(await service.create_game()).game.id for _ in range(7)}
+    service = services(database)
+    made = {(await service.create_game(winnable_only=False)).game.id for _ in range(7)}
     seen: list[str] = []
     page, token = await service.list_games(3)
     seen += [s.game.id for s in page]

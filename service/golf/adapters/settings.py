@@ -21,6 +21,14 @@ class Settings(BaseSettings):
     """On SIGTERM, how long requests in flight may take to finish."""
     shutdown_drain_seconds: float = 1.0
     """On SIGTERM, how long gRPC keeps taking up calls already sent before it stops (health says NOT_SERVING)."""
+    solver_workers: int = 1
+    """Processes that run the solver for requests (hints, AutoPlay, winnable deals when the pool is empty)."""
+    solver_budget: int = 2_000_000
+    """Positions one solver call may search for a request; a budget run out is reported, never taken as "no"."""
+    pool_size: int = 30
+    """Winnable deals kept ready per preset and difficulty, refilled in the background; 0 turns refilling off."""
+    pool_presets: str = "standard,queens-on-kings,wrap"
+    """Presets the pool keeps ready (comma-separated)."""
     log_level: str = "info"
     access_log: bool = False
     """One log line per HTTP request (costs CPU on the hot path)."""

@@ -9,9 +9,11 @@ from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from golf.app.errors import InvalidArgument
-from golf.app.records import DealRecord, GameSnapshot
+from golf.app.records import AUTOPLAY, UNDO, DealRecord, GameSnapshot, MoveRecord, action_moves
+from golf.app.rounds import RoundSnapshot
 from golf.engine.cards import Card
-from golf.engine.solitaire.moves import Draw, Move, PlayColumn
+from golf.engine.solitaire.difficulty import Difficulty
+from golf.engine.solitaire.moves import Draw, Move, PlayColumn, parse_move
 from golf.engine.solitaire.rules import SolitaireRules, UndoPolicy
 from golf.engine.solitaire.state import Status
 from golf.engine.solitaire.view import view
@@ -28,6 +30,12 @@ _UNDO = {
     UndoPolicy.NONE: solitaire_pb2.UNDO_POLICY_NONE,
 }
 _UNDO_BACK = {v: k for k, v in _UNDO.items()}
+_DIFFICULTY = {
+    Difficulty.EASY: solitaire_pb2.DIFFICULTY_EASY,
+    Difficulty.MEDIUM: solitaire_pb2.DIFFICULTY_MEDIUM,
+    Difficulty.HARD: solitaire_pb2.DIFFICULTY_HARD,
+}
+_DIFFICULTY_BACK = {v: k for k, v in _DIFFICULTY.items()}
 # Built once: converting cards is the hot path of every response.
 _CARD_PROTOS = {
     Card(rank, suit): cards_pb2.Card(rank=rank, suit=suit + 1, code=Card(rank, suit).code)  # type: ignore[arg-type]
@@ -95,6 +103,14 @@ def rules_overrides(msg: solitaire_pb2.SolitaireRules) -> dict[str, Any]:
     return out
 
 
+def difficulty_from_proto(value: int, field: str = "difficulty") -> Difficulty | None:
+    if value == solitaire_pb2.DIFFICULTY_UNSPECIFIED:
+        return None
+    if value not in _DIFFICULTY_BACK:
+        raise InvalidArgument(field, "choose DIFFICULTY_EASY, DIFFICULTY_MEDIUM or DIFFICULTY_HARD")
+    return _DIFFICULTY_BACK[value]  # type: ignore[index]
+
+
 def move_to_proto(move: Move, *, hide_draw: bool = False) -> solitaire_pb2.Move:
     if isinstance(move, Draw):
         card = None if hide_draw or move.card is None else card_to_proto(move.card)
@@ -135,16 +151,28 @@ def deal_to_proto(deal: DealRecord) -> solitaire_pb2.Deal:
     )
     if deal.pysol_number is not None:
         msg.pysol_deal_number = deal.pysol_number
+    verdict = deal.verdict
+    if verdict is not None and verdict.winnable is not None:
+        msg.winnable = verdict.winnable
+        if verdict.difficulty:
+            msg.difficulty = _DIFFICULTY[Difficulty(verdict.difficulty)]
+        if verdict.difficulty_score is not None:
+            msg.difficulty_score = verdict.difficulty_score
     return msg
+
+
+def _elapsed(snap: GameSnapshot) -> Duration:
+    end = snap.game.finished_at or snap.as_of
+    elapsed = Duration()
+    elapsed.FromTimedelta(max(end - snap.game.created_at, end - end))
+    return elapsed
 
 
 def game_to_proto(snap: GameSnapshot) -> solitaire_pb2.Game:
     """The game as its player may see it: everything goes through ``view``."""
     seen = view(snap.state, snap.seed)
     game = snap.game
-    end = game.finished_at or snap.as_of
-    elapsed = Duration()
-    elapsed.FromTimedelta(max(end - game.created_at, end - end))
+    rules = snap.deal.rules
     msg = solitaire_pb2.Game(
         id=game.id,
         deal_id=game.deal_id,
@@ -156,13 +184,74 @@ def game_to_proto(snap: GameSnapshot) -> solitaire_pb2.Game:
         pile_count=seen.pile_count,
         stock_count=seen.stock_count,
         legal_moves=[move_to_proto(m, hide_draw=True) for m in seen.legal_moves],
-        elapsed=elapsed,
+        elapsed=_elapsed(snap),
         create_time=timestamp(game.created_at),
         update_time=timestamp(game.updated_at),
-        rules=rules_to_proto(snap.deal.rules),
-        moves_played=len(game.line),
+        rules=rules_to_proto(rules),
+        moves_played=seen.pile_count - 1,
+        hints_used=game.hints_used,
+        undos_used=game.undos_used,
+        round_id=game.round_id or "",
+        hole=game.hole or 0,
     )
+    left = rules.undos_left(game.undos_used)
+    if left is not None:
+        msg.undos_left = left
     if seen.revealed_seed is not None and seen.revealed_stock is not None:
         msg.reveal.seed = seen.revealed_seed
         msg.reveal.stock.extend(_CARD_PROTOS[c] for c in seen.revealed_stock)
+        verdict = snap.deal.verdict
+        if verdict is not None:
+            post = msg.post_mortem
+            post.SetInParent()
+            if verdict.winnable is not None:
+                post.winnable = verdict.winnable
+            if verdict.fewest_left is not None:
+                post.fewest_cards_left = verdict.fewest_left
+            post.winning_line.extend(move_to_proto(parse_move(code)) for code in verdict.solution)
     return msg
+
+
+def log_to_proto(entries: list[MoveRecord]) -> list[solitaire_pb2.LoggedMove]:
+    """A game's log; its drawn cards were turned face up, so naming them reveals nothing new."""
+    undone = {e.undone_by: e.seq for e in entries if e.undone_by is not None}
+    out = []
+    for entry in entries:
+        msg = solitaire_pb2.LoggedMove(seq=entry.seq, create_time=timestamp(entry.created_at))
+        if entry.code == UNDO:
+            msg.undo_of = undone.get(entry.seq, 0)
+        elif entry.code.startswith(AUTOPLAY):
+            msg.auto_play.moves.extend(move_to_proto(m) for m in action_moves(entry.code))
+        else:
+            msg.move.CopyFrom(move_to_proto(action_moves(entry.code)[0]))
+        if entry.undone_by is not None:
+            msg.undone_by = entry.undone_by
+        out.append(msg)
+    return out
+
+
+def round_to_proto(snap: RoundSnapshot) -> solitaire_pb2.Round:
+    record = snap.round
+    last = max((h.game.updated_at for h in snap.holes), default=record.created_at)
+    return solitaire_pb2.Round(
+        id=record.id,
+        preset=record.preset,
+        rules=rules_to_proto(record.rules),
+        holes=record.holes,
+        par=record.par,
+        status=solitaire_pb2.ROUND_STATUS_FINISHED if snap.finished else solitaire_pb2.ROUND_STATUS_IN_PROGRESS,
+        played=[
+            solitaire_pb2.RoundHole(
+                hole=h.game.hole or 0,
+                game_id=h.game.id,
+                deal_id=h.game.deal_id,
+                status=_STATUS[h.state.status],
+                score=h.state.score,
+                elapsed=_elapsed(h),
+            )
+            for h in snap.holes
+        ],
+        total=snap.total,
+        create_time=timestamp(record.created_at),
+        update_time=timestamp(last),
+    )

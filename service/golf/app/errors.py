@@ -47,3 +47,11 @@ class MoveRefused(AppError):
 
 class Conflict(AppError):
     """Concurrent writers kept winning the race for the same game; the client may retry."""
+
+
+class DealUnavailable(AppError):
+    """No winnable deal could be found within the solver's budget."""
+
+
+class RoundOver(AppError):
+    """The round has no hole left to start."""

@@ -6,22 +6,35 @@ from datetime import datetime
 from types import TracebackType
 from typing import Protocol
 
-from golf.app.records import DealRecord, GameRecord, MoveRecord
+from golf.app.records import DealRecord, GameRecord, HintRecord, MoveRecord, RoundRecord, Verdict
+from golf.engine.solitaire.difficulty import Difficulty
+from golf.engine.solitaire.moves import PlayColumn
+from golf.engine.solitaire.rules import SolitaireRules
+from golf.engine.solitaire.solver import SolveResult
+from golf.engine.solitaire.state import State
 
 
 class DuplicateMove(Exception):
-    """The database refused a move: its sequence number or its idempotency key is taken."""
+    """The database refused a log entry: its sequence number or its idempotency key is taken."""
 
     def __init__(self, key_taken: bool) -> None:
         super().__init__("idempotency key taken" if key_taken else "sequence number taken")
         self.key_taken = key_taken
 
 
+class AlreadyStored(Exception):
+    """A unique constraint refused a row (a hint key, a round's hole, a day's deal) that another request stored."""
+
+
 class SolitaireRepository(Protocol):
     async def add_deal(self, deal: DealRecord) -> None: ...
     async def get_deal(self, deal_id: str) -> DealRecord | None: ...
     async def get_deals(self, deal_ids: set[str]) -> dict[str, DealRecord]: ...
-    async def add_game(self, game: GameRecord) -> None: ...
+    async def save_verdict(self, deal_id: str, verdict: Verdict) -> None: ...
+    async def add_game(self, game: GameRecord) -> None:
+        """Raises ``AlreadyStored`` when the game's (round, hole) is taken."""
+        ...
+
     async def get_game(self, game_id: str) -> GameRecord | None: ...
     async def list_games(self, limit: int, after: tuple[datetime, str] | None) -> list[GameRecord]: ...
     async def get_moves(self, game_id: str) -> list[MoveRecord]: ...
@@ -30,8 +43,31 @@ class SolitaireRepository(Protocol):
         """Add a log entry; raises ``DuplicateMove`` when (game, seq) or (game, key) exists."""
         ...
 
+    async def mark_undone(self, game_id: str, seq: int, undone_by: int) -> None: ...
     async def save_game(self, game: GameRecord, expected_version: int) -> bool:
         """Write the game row if it is still at ``expected_version``; False if someone else moved it."""
+        ...
+
+    async def add_hint(self, hint: HintRecord) -> None:
+        """Store a hint and count it on its game; raises ``AlreadyStored`` when the key is taken."""
+        ...
+
+    async def find_hint(self, game_id: str, idempotency_key: str) -> HintRecord | None: ...
+    async def add_round(self, round_: RoundRecord) -> None: ...
+    async def get_round(self, round_id: str) -> RoundRecord | None: ...
+    async def round_games(self, round_id: str) -> list[GameRecord]:
+        """The round's games in hole order."""
+        ...
+
+    async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None: ...
+    async def pool_take(self, preset: str, difficulty: str | None) -> str | None:
+        """Remove and return the oldest pooled deal id of a preset (and difficulty, if given)."""
+        ...
+
+    async def pool_count(self, preset: str, difficulty: str) -> int: ...
+    async def daily_get(self, day: str, preset: str) -> str | None: ...
+    async def daily_add(self, day: str, preset: str, deal_id: str) -> None:
+        """Raises ``AlreadyStored`` when the day already has a deal for the preset."""
         ...
 
 
@@ -54,3 +90,20 @@ class UnitOfWorkFactory(Protocol):
 
 class Clock(Protocol):
     def __call__(self) -> datetime: ...
+
+
+class Solver(Protocol):
+    """The exact solver, run where it does not hold up other requests (a process pool in the service)."""
+
+    async def solve(self, state: State, budget: int | None) -> SolveResult: ...
+    async def autoplay_run(self, state: State, budget: int | None) -> tuple[PlayColumn, ...]: ...
+    async def verdict(self, state: State, budget: int | None) -> Verdict:
+        """The verdict on ``state`` as a deal's start."""
+        ...
+
+    async def find_winnable(
+        self, rules: SolitaireRules, difficulty: Difficulty | None, budget: int | None, attempts: int
+    ) -> tuple[str, Verdict] | None:
+        """A fresh seed whose deal is winnable (of ``difficulty`` if given), with its verdict; None if
+        ``attempts`` seeds gave none."""
+        ...

@@ -1,4 +1,9 @@
-"""What the use cases store and load: deals, games and the append-only move log."""
+"""What the use cases store and load: deals, games, rounds, hints and the append-only action log.
+
+A log entry's ``code`` is a move (``3:AH`` plays column 3's ace of hearts, ``T:5C`` turns the five of clubs),
+an undo (``U``, taking back the latest entry still in effect) or an AutoPlay run (``A:3:AH+5:2C``). A game's
+``line`` is the entries in effect, so its state is the deal replayed through the line.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,9 @@ from golf.engine.cards import Card, parse_cards
 from golf.engine.solitaire.moves import Move, parse_move
 from golf.engine.solitaire.rules import SolitaireRules
 from golf.engine.solitaire.state import Layout, State
+
+UNDO = "U"
+AUTOPLAY = "A:"
 
 
 def layout_to_text(layout: Layout) -> str:
@@ -23,6 +31,40 @@ def layout_from_text(text: str) -> Layout:
     return Layout(tuple(tuple(parse_cards(c)) for c in columns), Card.parse(start), tuple(parse_cards(stock)))
 
 
+def autoplay_code(moves: tuple[Move, ...]) -> str:
+    return AUTOPLAY + "+".join(m.code for m in moves)
+
+
+def action_moves(code: str) -> list[Move]:
+    """The moves of a move or AutoPlay entry."""
+    if code.startswith(AUTOPLAY):
+        return [parse_move(c) for c in code[len(AUTOPLAY) :].split("+")]
+    return [parse_move(code)]
+
+
+def effective(codes: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The (seq, code) entries of a log still in effect: each undo takes back the latest one."""
+    stack: list[tuple[int, str]] = []
+    for seq, code in codes:
+        if code == UNDO:
+            stack.pop()
+        else:
+            stack.append((seq, code))
+    return stack
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The solver's verdict on a deal from its start. ``winnable`` is None when the budget ran out."""
+
+    winnable: bool | None
+    solution: tuple[str, ...] = ()
+    """A winning line when winnable (move codes)."""
+    fewest_left: int | None = None
+    difficulty: str | None = None
+    difficulty_score: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class DealRecord:
     id: str
@@ -35,11 +77,12 @@ class DealRecord:
     layout: Layout
     created_at: datetime
     pysol_number: int | None = None
+    verdict: Verdict | None = None
 
 
 @dataclass(slots=True)
 class GameRecord:
-    """A game row. ``line`` is the moves in effect, as codes; the state is the deal replayed through it."""
+    """A game row. ``line`` is the log entries in effect, as codes."""
 
     id: str
     deal_id: str
@@ -50,16 +93,41 @@ class GameRecord:
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None = None
+    hints_used: int = 0
+    undos_used: int = 0
+    round_id: str | None = None
+    hole: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class MoveRecord:
-    """One entry of a game's append-only log. ``seq`` is the game version the move produced."""
+    """One entry of a game's append-only log. ``seq`` is the game version the entry produced."""
 
     game_id: str
     seq: int
     code: str
     idempotency_key: str
+    created_at: datetime
+    undone_by: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HintRecord:
+    game_id: str
+    idempotency_key: str
+    code: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    id: str
+    preset: str
+    rules: SolitaireRules
+    holes: int
+    par: int
+    winnable_only: bool
+    difficulty: str | None
     created_at: datetime
 
 
@@ -71,7 +139,7 @@ class GameSnapshot:
     deal: DealRecord
     state: State
     as_of: datetime
-    made: Move | None = field(default=None)
+    made: tuple[Move, ...] = field(default=())
     replayed: bool = False
 
     @property
@@ -80,8 +148,9 @@ class GameSnapshot:
 
 
 def replay_line(deal: DealRecord, line: list[str]) -> State:
-    """The state of ``deal`` after the move codes in ``line``."""
+    """The state of ``deal`` after the entries in ``line``."""
     state = State.initial(deal.rules, deal.layout)
     for code in line:
-        state = state.apply(parse_move(code))
+        for move in action_moves(code):
+            state = state.apply(move)
     return state

@@ -1,4 +1,9 @@
-"""Solitaire use cases: create and read deals and games, play moves safely under retries and races."""
+"""Solitaire use cases: deals and games; moves, undo and AutoPlay as entries of the append-only log; hints.
+
+Every change to a game is one log entry written in one transaction with the game row. A retry with the same
+idempotency key gets the stored result; races between writers are settled by the database's unique
+(game, seq) constraint: the loser reloads and tries again.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,12 @@ import binascii
 import json
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from golf.app.dealing import Dealer
 from golf.app.errors import (
     Conflict,
     IdempotencyKeyReused,
@@ -19,42 +26,52 @@ from golf.app.errors import (
     NotFound,
     StaleVersion,
 )
-from golf.app.ports import Clock, DuplicateMove, UnitOfWork, UnitOfWorkFactory
-from golf.app.records import DealRecord, GameRecord, GameSnapshot, MoveRecord, replay_line
-from golf.engine.shuffle import ALGORITHM, commitment, new_seed
-from golf.engine.solitaire.moves import Draw, IllegalMove, Move, PlayColumn, parse_move
-from golf.engine.solitaire.rules import PRESET_VERSION, PRESETS, SolitaireRules
-from golf.engine.solitaire.state import Layout, State, Status
+from golf.app.ports import AlreadyStored, Clock, DuplicateMove, Solver, UnitOfWork, UnitOfWorkFactory
+from golf.app.records import (
+    AUTOPLAY,
+    UNDO,
+    DealRecord,
+    GameRecord,
+    GameSnapshot,
+    HintRecord,
+    MoveRecord,
+    action_moves,
+    autoplay_code,
+    effective,
+    replay_line,
+)
+from golf.engine.solitaire.difficulty import Difficulty
+from golf.engine.solitaire.moves import Draw, IllegalMove, Move, PlayColumn, Refusal, parse_move
+from golf.engine.solitaire.state import State, Status
 
-PYSOL_ALGORITHM = "pysolfc"
-MAX_SEED_LENGTH = 128
 MAX_KEY_LENGTH = 128
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 _RACE_ATTEMPTS = 5
-RULE_FIELDS = frozenset(f.name for f in fields(SolitaireRules))
 
 
-def resolve_rules(preset: str, overrides: dict[str, Any]) -> tuple[str, SolitaireRules]:
-    """The preset's rules with ``overrides`` applied, and the preset name to record ("custom" if changed)."""
-    name = preset or "standard"
-    base = PRESETS.get(name)
-    if base is None:
-        raise InvalidArgument("preset", f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
-    unknown = set(overrides) - RULE_FIELDS
-    if unknown:
-        raise InvalidArgument("rules", f"unknown rule option(s): {', '.join(sorted(unknown))}")
-    rules = replace(base, **overrides)
-    try:
-        rules.validate()
-    except ValueError as err:
-        field_name, _, _ = str(err).partition(":")
-        raise InvalidArgument(f"rules.{field_name}", str(err)) from None
-    return (name if rules == base else "custom"), rules
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """What one log entry does: its code, the state after it, and the new line of entries in effect."""
+
+    code: str
+    after: State
+    line: list[str]
+    made: tuple[Move, ...]
+    undo_of: int | None = None
 
 
-def same_intent(asked: Move, code: str) -> bool:
-    """Whether a retried request asks for the move stored under its idempotency key."""
+Intent = Move | str
+"""What a request asks for, to compare a retry with the stored entry: a move, ``UNDO`` or ``AUTOPLAY``."""
+Plan = Callable[[UnitOfWork, GameSnapshot], Awaitable[_Change]]
+
+
+def same_intent(asked: Intent, code: str) -> bool:
+    """Whether a retried request asks for what is stored under its idempotency key."""
+    if isinstance(asked, str):
+        return code == asked or (asked == AUTOPLAY and code.startswith(AUTOPLAY))
+    if code == UNDO or code.startswith(AUTOPLAY):
+        return False
     made = parse_move(code)
     if isinstance(asked, Draw):
         return isinstance(made, Draw) and asked.card in (None, made.card)
@@ -74,16 +91,24 @@ def _decode_token(token: str) -> tuple[datetime, str]:
         raise InvalidArgument("pageToken", "not a page token from this service") from None
 
 
+def _check_key(key: str) -> None:
+    if not key or len(key) > MAX_KEY_LENGTH:
+        raise InvalidArgument("idempotencyKey", f"idempotencyKey must be 1 to {MAX_KEY_LENGTH} characters")
+
+
 @dataclass
 class SolitaireService:
-    """The solitaire use cases. Deals never change once made, so they are cached by id."""
+    """The solitaire use cases. Deals never change once made (but for the solver's verdict), so they are cached."""
 
     uow: UnitOfWorkFactory
     clock: Clock
+    dealer: Dealer
+    solver: Solver
+    solver_budget: int = 2_000_000
     deal_cache_size: int = 4096
     state_cache_size: int = 4096
     _deals: OrderedDict[str, DealRecord] = field(default_factory=OrderedDict)
-    # Positions by game id, tagged with the version they belong to: a hit saves replaying the move line. The
+    # Positions by game id, tagged with the version they belong to: a hit saves replaying the line. The
     # database stays the source of truth; an entry is used only when its version matches the stored game.
     _states: OrderedDict[str, tuple[int, State]] = field(default_factory=OrderedDict)
 
@@ -94,47 +119,23 @@ class SolitaireService:
         overrides: dict[str, Any] | None = None,
         seed: str | None = None,
         pysol_number: int | None = None,
+        winnable_only: bool = False,
+        difficulty: Difficulty | None = None,
     ) -> DealRecord:
-        """Make and store a deal from a preset, optional rule overrides and an optional seed or PySolFC number."""
-        deal = self._new_deal(preset, overrides or {}, seed, pysol_number)
-        async with self.uow() as uow:
-            await uow.repo.add_deal(deal)
-            await uow.commit()
+        """Make and store a deal from a preset and rule overrides: from a seed or PySolFC number, or winnable."""
+        if winnable_only or difficulty is not None:
+            if seed is not None or pysol_number is not None:
+                raise InvalidArgument("winnableOnly", "winnable deals are dealt by the server, without seed or number")
+            async with self.uow() as uow:
+                deal = await self.dealer.winnable(uow, preset, overrides or {}, difficulty)
+                await uow.commit()
+        else:
+            deal = self.dealer.plain(preset, overrides or {}, seed, pysol_number)
+            async with self.uow() as uow:
+                await uow.repo.add_deal(deal)
+                await uow.commit()
         self._remember(deal)
         return deal
-
-    def _new_deal(
-        self, preset: str, overrides: dict[str, Any], seed: str | None, pysol_number: int | None
-    ) -> DealRecord:
-        name, rules = resolve_rules(preset, overrides)
-        if pysol_number is not None:
-            if seed is not None:
-                raise InvalidArgument("seed", "give either seed or pysolDealNumber, not both")
-            if not rules.is_pysol_layout():
-                raise InvalidArgument("pysolDealNumber", "PySolFC deals need 1 deck in 7 columns of 5")
-            try:
-                layout = Layout.from_pysol(pysol_number)
-            except ValueError as err:
-                raise InvalidArgument("pysolDealNumber", str(err)) from None
-            seed, algorithm = f"pysol:{pysol_number}", PYSOL_ALGORITHM
-        else:
-            if seed is None:
-                seed = new_seed()
-            elif not 1 <= len(seed) <= MAX_SEED_LENGTH:
-                raise InvalidArgument("seed", f"seed must be 1 to {MAX_SEED_LENGTH} characters")
-            layout, algorithm = Layout.from_seed(rules, seed), ALGORITHM
-        return DealRecord(
-            id=str(uuid.uuid4()),
-            preset=name,
-            preset_version=PRESET_VERSION,
-            rules=rules,
-            seed=seed,
-            algorithm=algorithm,
-            commitment=commitment(algorithm, seed, rules.canonical()),
-            layout=layout,
-            created_at=self.clock(),
-            pysol_number=pysol_number,
-        )
 
     async def get_deal(self, deal_id: str) -> DealRecord:
         async with self.uow() as uow:
@@ -153,23 +154,33 @@ class SolitaireService:
 
     def _remember(self, deal: DealRecord) -> None:
         self._deals[deal.id] = deal
+        self._deals.move_to_end(deal.id)
         if len(self._deals) > self.deal_cache_size:
             self._deals.popitem(last=False)
 
     # -- games ---------------------------------------------------------------------------------------------
     async def create_game(
-        self, deal_id: str = "", preset: str = "", overrides: dict[str, Any] | None = None
+        self,
+        deal_id: str = "",
+        preset: str = "",
+        overrides: dict[str, Any] | None = None,
+        winnable_only: bool = True,
+        difficulty: Difficulty | None = None,
+        round_id: str | None = None,
+        hole: int | None = None,
     ) -> GameSnapshot:
-        """Start a game on ``deal_id``, or on a new deal from ``preset`` and ``overrides``."""
-        now = self.clock()
+        """Start a game on ``deal_id``, or on a new deal (winnable unless asked otherwise)."""
         async with self.uow() as uow:
             if deal_id:
                 if preset or overrides:
                     raise InvalidArgument("dealId", "give either dealId or preset/rules, not both")
                 deal = await self._deal(uow, deal_id)
+            elif winnable_only or difficulty is not None:
+                deal = await self.dealer.winnable(uow, preset, overrides or {}, difficulty)
             else:
-                deal = self._new_deal(preset, overrides or {}, None, None)
+                deal = self.dealer.plain(preset, overrides or {}, None, None)
                 await uow.repo.add_deal(deal)
+            now = self.clock()
             state = State.initial(deal.rules, deal.layout)
             game = GameRecord(
                 id=str(uuid.uuid4()),
@@ -180,6 +191,8 @@ class SolitaireService:
                 line=[],
                 created_at=now,
                 updated_at=now,
+                round_id=round_id,
+                hole=hole,
             )
             await uow.repo.add_game(game)
             await uow.commit()
@@ -188,7 +201,8 @@ class SolitaireService:
 
     async def get_game(self, game_id: str) -> GameSnapshot:
         async with self.uow() as uow:
-            return await self._snapshot(uow, game_id)
+            snap = await self._snapshot(uow, game_id)
+        return await self._with_verdict(snap)
 
     async def _snapshot(self, uow: UnitOfWork, game_id: str) -> GameSnapshot:
         game = await uow.repo.get_game(game_id)
@@ -212,6 +226,19 @@ class SolitaireService:
         if len(self._states) > self.state_cache_size:
             self._states.popitem(last=False)
 
+    async def snapshots(self, games: list[GameRecord]) -> list[GameSnapshot]:
+        """Snapshots of stored games, loading their deals in one go."""
+        async with self.uow() as uow:
+            deals = await uow.repo.get_deals({g.deal_id for g in games} - set(self._deals))
+        for deal in deals.values():
+            self._remember(deal)
+        now = self.clock()
+        out = []
+        for g in games:
+            deal = self._deals.get(g.deal_id) or deals[g.deal_id]
+            out.append(GameSnapshot(g, deal, self._state(g, deal), now))
+        return out
+
     async def list_games(self, page_size: int = 0, page_token: str = "") -> tuple[list[GameSnapshot], str]:
         """Games newest first, a page at a time; the token is empty on the last page."""
         if page_size < 0 or page_size > MAX_PAGE_SIZE:
@@ -220,89 +247,147 @@ class SolitaireService:
         after = _decode_token(page_token) if page_token else None
         async with self.uow() as uow:
             games = await uow.repo.list_games(size + 1, after)
-            deals = await uow.repo.get_deals({g.deal_id for g in games} - set(self._deals))
-        for deal in deals.values():
-            self._remember(deal)
-        now = self.clock()
         page = games[:size]
-        snaps = []
-        for g in page:
-            deal = self._deals.get(g.deal_id) or deals[g.deal_id]
-            snaps.append(GameSnapshot(g, deal, self._state(g, deal), now))
-        return snaps, (_encode_token(page[-1]) if len(games) > size else "")
+        return await self.snapshots(page), (_encode_token(page[-1]) if len(games) > size else "")
 
-    # -- moves ---------------------------------------------------------------------------------------------
+    async def list_moves(self, game_id: str) -> list[MoveRecord]:
+        """The game's whole log, undone entries marked."""
+        async with self.uow() as uow:
+            if await uow.repo.get_game(game_id) is None:
+                raise NotFound(f"no game {game_id!r}")
+            return await uow.repo.get_moves(game_id)
+
+    # -- changes: moves, undo, AutoPlay ----------------------------------------------------------------------
     async def play_move(
         self, game_id: str, move: Move, idempotency_key: str, expected_version: int | None = None
     ) -> GameSnapshot:
-        """Validate, store and apply one move; the move is committed before this returns.
+        """Validate, store and apply one move; the move is committed before this returns."""
 
-        A retry with the same idempotency key gets the stored result. Races between writers are settled by the
-        database's unique (game, seq) constraint: the loser reloads and tries again.
-        """
-        if not idempotency_key or len(idempotency_key) > MAX_KEY_LENGTH:
-            raise InvalidArgument("idempotencyKey", f"idempotencyKey must be 1 to {MAX_KEY_LENGTH} characters")
+        async def plan(_uow: UnitOfWork, snap: GameSnapshot) -> _Change:
+            made = snap.state.check(move)
+            return _Change(made.code, snap.state.apply(made), [*snap.game.line, made.code], (made,))
+
+        return await self._change(game_id, move, idempotency_key, expected_version, plan)
+
+    async def undo(self, game_id: str, idempotency_key: str, expected_version: int | None = None) -> GameSnapshot:
+        """Take back the latest entry in effect (a move or a whole AutoPlay run), as the rules' policy allows."""
+
+        async def plan(uow: UnitOfWork, snap: GameSnapshot) -> _Change:
+            if snap.state.status is not Status.IN_PROGRESS:
+                raise IllegalMove(Refusal.GAME_OVER, "the game is over")
+            if not snap.game.line:
+                raise IllegalMove(Refusal.NOTHING_TO_UNDO, "there is no move to take back")
+            snap.deal.rules.check_undo(snap.game.undos_used)
+            log = await uow.repo.get_moves(snap.game.id)
+            undone_seq, _ = effective([(m.seq, m.code) for m in log])[-1]
+            line = snap.game.line[:-1]
+            return _Change(UNDO, replay_line(snap.deal, line), line, (), undo_of=undone_seq)
+
+        return await self._change(game_id, UNDO, idempotency_key, expected_version, plan)
+
+    async def autoplay(self, game_id: str, idempotency_key: str, expected_version: int | None = None) -> GameSnapshot:
+        """Play the longest run of column cards that fits, without drawing; keep the game winnable when it is."""
+        _check_key(idempotency_key)
+        for _ in range(_RACE_ATTEMPTS):
+            async with self.uow() as uow:
+                snap = await self._snapshot(uow, game_id)
+                stored = await self._stored_result(uow, game_id, AUTOPLAY, idempotency_key)
+            if stored is not None:
+                return await self._with_verdict(stored)
+            run: tuple[PlayColumn, ...] = ()
+            if snap.state.status is Status.IN_PROGRESS:
+                run = await self.solver.autoplay_run(snap.state, self.solver_budget)
+            seen = snap.game.version
+
+            async def plan(
+                _uow: UnitOfWork, now: GameSnapshot, run: tuple[PlayColumn, ...] = run, seen: int = seen
+            ) -> _Change:
+                if now.state.status is not Status.IN_PROGRESS:
+                    raise IllegalMove(Refusal.GAME_OVER, "the game is over")
+                if now.game.version != seen:
+                    raise _Replan
+                if not run:
+                    raise IllegalMove(Refusal.NOTHING_TO_PLAY, "no column card fits on the pile")
+                code = autoplay_code(run)
+                return _Change(code, now.state.replay(list(run)), [*now.game.line, code], run)
+
+            try:
+                return await self._change(game_id, AUTOPLAY, idempotency_key, expected_version, plan)
+            except _Replan:
+                continue
+        raise Conflict(f"game {game_id!r} changed too often while AutoPlay was planned; retry")
+
+    async def _change(
+        self, game_id: str, intent: Intent, key: str, expected_version: int | None, plan: Plan
+    ) -> GameSnapshot:
+        _check_key(key)
         for _ in range(_RACE_ATTEMPTS):
             try:
                 async with self.uow() as uow:
-                    return await self._try_move(uow, game_id, move, idempotency_key, expected_version)
+                    snap = await self._try_change(uow, game_id, intent, key, expected_version, plan)
             except DuplicateMove as dup:
-                if dup.key_taken:
-                    async with self.uow() as uow:
-                        stored = await self._stored_result(uow, game_id, move, idempotency_key)
-                    assert stored is not None
-                    return stored
+                if not dup.key_taken:
+                    continue
+                async with self.uow() as uow:
+                    stored = await self._stored_result(uow, game_id, intent, key)
+                assert stored is not None
+                snap = stored
             except _LostRace:
-                pass
-        raise Conflict(f"game {game_id!r} changed too often while this move was tried; retry")
+                continue
+            return await self._with_verdict(snap)
+        raise Conflict(f"game {game_id!r} changed too often while this request was tried; retry")
 
-    async def _try_move(
-        self, uow: UnitOfWork, game_id: str, move: Move, key: str, expected_version: int | None
+    async def _try_change(
+        self, uow: UnitOfWork, game_id: str, intent: Intent, key: str, expected_version: int | None, plan: Plan
     ) -> GameSnapshot:
         snap = await self._snapshot(uow, game_id)
-        game, state = snap.game, snap.state
+        game = snap.game
         if expected_version is not None and expected_version != game.version:
-            stored = await self._stored_result(uow, game_id, move, key)
+            stored = await self._stored_result(uow, game_id, intent, key)
             if stored is not None:
                 return stored
             raise StaleVersion(f"the game is at version {game.version}, not {expected_version}", snap)
         try:
-            made = state.check(move)
+            change = await plan(uow, snap)
         except IllegalMove as illegal:
-            stored = await self._stored_result(uow, game_id, move, key)
+            stored = await self._stored_result(uow, game_id, intent, key)
             if stored is not None:
                 return stored
             raise MoveRefused(illegal, snap) from None
-        after = state.apply(made)
         now = self.clock()
         old_version = game.version
-        await uow.repo.append_move(MoveRecord(game_id, old_version + 1, made.code, key, now))
-        game.version = old_version + 1
-        game.line = [*game.line, made.code]
-        game.status = after.status.value
-        game.score = after.score
+        seq = old_version + 1
+        await uow.repo.append_move(MoveRecord(game_id, seq, change.code, key, now))
+        if change.undo_of is not None:
+            await uow.repo.mark_undone(game_id, change.undo_of, seq)
+            game.undos_used += 1
+        game.version = seq
+        game.line = change.line
+        game.status = change.after.status.value
+        game.score = change.after.score
         game.updated_at = now
-        if after.status is not Status.IN_PROGRESS:
+        if change.after.status is not Status.IN_PROGRESS:
             game.finished_at = now
         if not await uow.repo.save_game(game, old_version):
             raise _LostRace
         await uow.commit()
-        self._remember_state(game_id, game.version, after)
-        return GameSnapshot(game, snap.deal, after, now, made)
+        self._remember_state(game_id, seq, change.after)
+        return GameSnapshot(game, snap.deal, change.after, now, change.made)
 
-    async def _stored_result(self, uow: UnitOfWork, game_id: str, move: Move, key: str) -> GameSnapshot | None:
+    async def _stored_result(self, uow: UnitOfWork, game_id: str, intent: Intent, key: str) -> GameSnapshot | None:
         """The result first given for ``key``, rebuilt from the log; None if the key is unused."""
         stored = await uow.repo.find_move(game_id, key)
         if stored is None:
             return None
-        if not same_intent(move, stored.code):
-            raise IdempotencyKeyReused(f"idempotency key {key!r} was already used for another move in this game")
+        if not same_intent(intent, stored.code):
+            raise IdempotencyKeyReused(f"idempotency key {key!r} was already used for another change of this game")
         game = await uow.repo.get_game(game_id)
         assert game is not None
         deal = await self._deal(uow, game.deal_id)
         log = [m for m in await uow.repo.get_moves(game_id) if m.seq <= stored.seq]
-        line = [m.code for m in log]
+        line = [code for _, code in effective([(m.seq, m.code) for m in log])]
         state = replay_line(deal, line)
+        over = state.status is not Status.IN_PROGRESS
         at = replace(
             game,
             version=stored.seq,
@@ -310,10 +395,53 @@ class SolitaireService:
             status=state.status.value,
             score=state.score,
             updated_at=stored.created_at,
-            finished_at=stored.created_at if state.status is not Status.IN_PROGRESS else None,
+            finished_at=stored.created_at if over else None,
+            undos_used=sum(m.code == UNDO for m in log),
         )
-        return GameSnapshot(at, deal, state, stored.created_at, parse_move(stored.code), replayed=True)
+        made = () if stored.code == UNDO else tuple(action_moves(stored.code))
+        return GameSnapshot(at, deal, state, stored.created_at, made, replayed=True)
+
+    async def _with_verdict(self, snap: GameSnapshot) -> GameSnapshot:
+        """Once a game is over its deal carries the solver's verdict ("you could have won like this")."""
+        if snap.state.status is Status.IN_PROGRESS or snap.deal.verdict is not None:
+            return snap
+        start = State.initial(snap.deal.rules, snap.deal.layout)
+        verdict = await self.solver.verdict(start, self.solver_budget)
+        deal = await self.dealer.save_verdict(snap.deal, verdict)
+        self._remember(deal)
+        return replace(snap, deal=deal)
+
+    # -- hints ---------------------------------------------------------------------------------------------
+    async def hint(self, game_id: str, idempotency_key: str) -> tuple[Move, GameSnapshot, bool]:
+        """The next move of a winning line, else the move toward the fewest cards left; counted on the game.
+
+        Returns the move, the game and whether this is the stored answer to an earlier request with the key.
+        """
+        _check_key(idempotency_key)
+        async with self.uow() as uow:
+            snap = await self._snapshot(uow, game_id)
+            stored = await uow.repo.find_hint(game_id, idempotency_key)
+        if stored is None:
+            if snap.state.status is not Status.IN_PROGRESS:
+                raise MoveRefused(IllegalMove(Refusal.GAME_OVER, "the game is over"), snap)
+            result = await self.solver.solve(snap.state, self.solver_budget)
+            move = result.hint or snap.state.legal_moves()[0]
+            try:
+                async with self.uow() as uow:
+                    await uow.repo.add_hint(HintRecord(game_id, idempotency_key, move.code, self.clock()))
+                    await uow.commit()
+            except AlreadyStored:
+                async with self.uow() as uow:
+                    stored = await uow.repo.find_hint(game_id, idempotency_key)
+                assert stored is not None
+            else:
+                return move, await self.get_game(game_id), False
+        return parse_move(stored.code), await self.get_game(game_id), True
 
 
 class _LostRace(Exception):
-    """Another writer saved the game first; the transaction is rolled back and the move tried again."""
+    """Another writer saved the game first; the transaction is rolled back and the change tried again."""
+
+
+class _Replan(Exception):
+    """The game moved while AutoPlay was planned outside the transaction; plan again."""

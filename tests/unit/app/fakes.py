@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 
-from golf.app.ports import DuplicateMove
-from golf.app.records import DealRecord, GameRecord, MoveRecord
+from golf.app.ports import AlreadyStored, DuplicateMove
+from golf.app.records import DealRecord, GameRecord, HintRecord, MoveRecord, RoundRecord, Verdict
 
 
 @dataclass
@@ -16,6 +16,10 @@ class Tables:
     deals: dict[str, DealRecord] = field(default_factory=dict)
     games: dict[str, GameRecord] = field(default_factory=dict)
     moves: list[MoveRecord] = field(default_factory=list)
+    hints: list[HintRecord] = field(default_factory=list)
+    rounds: dict[str, RoundRecord] = field(default_factory=dict)
+    pool: list[tuple[int, str, str, str]] = field(default_factory=list)
+    daily: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 class FakeRepository:
@@ -31,7 +35,14 @@ class FakeRepository:
     async def get_deals(self, deal_ids: set[str]) -> dict[str, DealRecord]:
         return {i: self.t.deals[i] for i in deal_ids if i in self.t.deals}
 
+    async def save_verdict(self, deal_id: str, verdict: Verdict) -> None:
+        self.t.deals[deal_id] = replace(self.t.deals[deal_id], verdict=verdict)
+
     async def add_game(self, game: GameRecord) -> None:
+        if game.round_id is not None and any(
+            (g.round_id, g.hole) == (game.round_id, game.hole) for g in self.t.games.values()
+        ):
+            raise AlreadyStored("uq_games_round_hole")
         self.t.games[game.id] = copy.deepcopy(game)
 
     async def get_game(self, game_id: str) -> GameRecord | None:
@@ -57,6 +68,51 @@ class FakeRepository:
             if m.game_id == move.game_id and m.seq == move.seq:
                 raise DuplicateMove(key_taken=False)
         self.t.moves.append(move)
+
+    async def mark_undone(self, game_id: str, seq: int, undone_by: int) -> None:
+        self.t.moves = [
+            replace(m, undone_by=undone_by) if (m.game_id, m.seq) == (game_id, seq) else m for m in self.t.moves
+        ]
+
+    async def add_hint(self, hint: HintRecord) -> None:
+        if await self.find_hint(hint.game_id, hint.idempotency_key):
+            raise AlreadyStored("uq_hints_game_key")
+        self.t.hints.append(hint)
+        self.t.games[hint.game_id].hints_used += 1
+
+    async def find_hint(self, game_id: str, idempotency_key: str) -> HintRecord | None:
+        return next((h for h in self.t.hints if (h.game_id, h.idempotency_key) == (game_id, idempotency_key)), None)
+
+    async def add_round(self, round_: RoundRecord) -> None:
+        self.t.rounds[round_.id] = round_
+
+    async def get_round(self, round_id: str) -> RoundRecord | None:
+        return self.t.rounds.get(round_id)
+
+    async def round_games(self, round_id: str) -> list[GameRecord]:
+        games = [g for g in self.t.games.values() if g.round_id == round_id]
+        return [copy.deepcopy(g) for g in sorted(games, key=lambda g: g.hole or 0)]
+
+    async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None:
+        self.t.pool.append((len(self.t.pool) + 1, preset, difficulty, deal_id))
+
+    async def pool_take(self, preset: str, difficulty: str | None) -> str | None:
+        for row in self.t.pool:
+            if row[1] == preset and difficulty in (None, row[2]):
+                self.t.pool.remove(row)
+                return row[3]
+        return None
+
+    async def pool_count(self, preset: str, difficulty: str) -> int:
+        return sum(1 for row in self.t.pool if row[1:3] == (preset, difficulty))
+
+    async def daily_get(self, day: str, preset: str) -> str | None:
+        return self.t.daily.get((day, preset))
+
+    async def daily_add(self, day: str, preset: str, deal_id: str) -> None:
+        if (day, preset) in self.t.daily:
+            raise AlreadyStored("daily_deals_pkey")
+        self.t.daily[(day, preset)] = deal_id
 
     async def save_game(self, game: GameRecord, expected_version: int) -> bool:
         current = self.t.games.get(game.id)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from golf.app.dealing import DealSettings
 from golf.app.errors import IdempotencyKeyReused, InvalidArgument, MoveRefused, NotFound, StaleVersion
+from golf.app.services import Services, build_services
 from golf.app.solitaire import SolitaireService
+from golf.app.solving import InlineSolver
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.state import Status
 from tests.unit.app.fakes import FakeClock, FakeStore
@@ -22,8 +25,13 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def service(store: FakeStore, clock: FakeClock) -> SolitaireService:
-    return SolitaireService(store, clock)
+def services(store: FakeStore, clock: FakeClock) -> Services:
+    return build_services(store, clock, InlineSolver(), DealSettings(solver_budget=300_000, pool_size=1))
+
+
+@pytest.fixture
+def service(services: Services) -> SolitaireService:
+    return services.games
 
 
 async def test_deal_from_preset_seed_and_overrides(service: SolitaireService) -> None:
@@ -79,14 +87,14 @@ async def test_game_on_a_deal_and_moves(service: SolitaireService, store: FakeSt
     clock.advance(5)
     after = await service.play_move(snap.game.id, Draw(), "k1", expected_version=0)
     assert after.game.version == 1 and after.state.stock_left == len(deal.layout.stock) - 1
-    assert isinstance(after.made, Draw) and after.made.card == deal.layout.stock[0]
+    assert after.made == (Draw(deal.layout.stock[0]),)
     again = await service.get_game(snap.game.id)
     assert again.state == after.state and again.game.updated_at == clock.now
     assert len(store.tables.moves) == 1
 
 
 async def test_retry_returns_the_stored_result_and_stores_once(service: SolitaireService, store: FakeStore) -> None:
-    game = (await service.create_game("", "wrap")).game
+    game = (await service.create_game("", "wrap", winnable_only=False)).game
     first = await service.play_move(game.id, Draw(), "same")
     second = await service.play_move(game.id, Draw(), "same")
     assert second.replayed and not first.replayed
@@ -98,14 +106,14 @@ async def test_retry_returns_the_stored_result_and_stores_once(service: Solitair
 
 
 async def test_key_reused_for_another_move(service: SolitaireService) -> None:
-    game = (await service.create_game("", "wrap")).game
+    game = (await service.create_game("", "wrap", winnable_only=False)).game
     await service.play_move(game.id, Draw(), "k")
     with pytest.raises(IdempotencyKeyReused):
         await service.play_move(game.id, PlayColumn(0), "k")
 
 
 async def test_stale_version_is_refused_with_the_current_game(service: SolitaireService) -> None:
-    game = (await service.create_game("", "wrap")).game
+    game = (await service.create_game("", "wrap", winnable_only=False)).game
     await service.play_move(game.id, Draw(), "a")
     with pytest.raises(StaleVersion) as err:
         await service.play_move(game.id, Draw(), "b", expected_version=0)
@@ -113,7 +121,7 @@ async def test_stale_version_is_refused_with_the_current_game(service: Solitaire
 
 
 async def test_illegal_move_changes_nothing(service: SolitaireService, store: FakeStore) -> None:
-    game = (await service.create_game("", "standard")).game
+    game = (await service.create_game("", "standard", winnable_only=False)).game
     commits = store.commits
     with pytest.raises(MoveRefused) as err:
         await service.play_move(game.id, PlayColumn(42), "x")
@@ -123,14 +131,14 @@ async def test_illegal_move_changes_nothing(service: SolitaireService, store: Fa
 
 
 async def test_missing_idempotency_key(service: SolitaireService) -> None:
-    game = (await service.create_game()).game
+    game = (await service.create_game(winnable_only=False)).game
     with pytest.raises(InvalidArgument) as err:
         await service.play_move(game.id, Draw(), "")
     assert err.value.field == "idempotencyKey"
 
 
 async def test_whole_game_ends_and_is_replayable(service: SolitaireService, store: FakeStore) -> None:
-    snap = await service.create_game("", "wrap")
+    snap = await service.create_game("", "wrap", winnable_only=False)
     n = 0
     while snap.state.status is Status.IN_PROGRESS:
         move = snap.state.legal_moves()[0]
@@ -147,7 +155,7 @@ async def test_whole_game_ends_and_is_replayable(service: SolitaireService, stor
 async def test_paging_newest_first(service: SolitaireService, clock: FakeClock) -> None:
     ids = []
     for _ in range(5):
-        ids.append((await service.create_game()).game.id)
+        ids.append((await service.create_game(winnable_only=False)).game.id)
         clock.advance(1)
     page, token = await service.list_games(2)
     seen = [s.game.id for s in page]

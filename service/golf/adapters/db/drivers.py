@@ -35,6 +35,9 @@ class Row(Protocol):
 
 
 class Transaction(Protocol):
+    dialect: str
+    """``postgresql`` or ``sqlite``."""
+
     async def execute(self, sql: str, *args: Any) -> int:
         """Run a statement; the number of rows it changed."""
         ...
@@ -71,6 +74,8 @@ def _numbered(sql: str) -> str:
 
 
 class _PgTransaction:
+    dialect = "postgresql"
+
     def __init__(self, conn: asyncpg.Connection[Any]) -> None:
         self.conn = conn
         self.tx = conn.transaction()
@@ -153,6 +158,8 @@ def _sqlite_arg(value: Any) -> Any:
 
 
 class _SqliteTransaction:
+    dialect = "sqlite"
+
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 

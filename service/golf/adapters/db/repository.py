@@ -7,13 +7,29 @@ from types import TracebackType
 from typing import Any
 
 from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
-from golf.app.ports import DuplicateMove
-from golf.app.records import DealRecord, GameRecord, MoveRecord, layout_from_text, layout_to_text
+from golf.app.ports import AlreadyStored, DuplicateMove
+from golf.app.records import (
+    DealRecord,
+    GameRecord,
+    HintRecord,
+    MoveRecord,
+    RoundRecord,
+    Verdict,
+    layout_from_text,
+    layout_to_text,
+)
 from golf.engine.solitaire.rules import SolitaireRules
 
-_DEAL_COLUMNS = "id, preset, preset_version, rules, seed, algorithm, commitment, layout, pysol_number, created_at"
-_GAME_COLUMNS = "id, deal_id, version, status, score, line, created_at, updated_at, finished_at"
-_MOVE_COLUMNS = "game_id, seq, code, idempotency_key, created_at"
+_DEAL_COLUMNS = (
+    "id, preset, preset_version, rules, seed, algorithm, commitment, layout, pysol_number, created_at, "
+    "winnable, solution, fewest_left, difficulty, difficulty_score"
+)
+_GAME_COLUMNS = (
+    "id, deal_id, version, status, score, line, created_at, updated_at, finished_at, hints_used, undos_used, "
+    "round_id, hole"
+)
+_MOVE_COLUMNS = "game_id, seq, code, idempotency_key, created_at, undone_by"
+_ROUND_COLUMNS = "id, preset, rules, holes, par, winnable_only, difficulty, created_at"
 
 
 def _when(value: Any) -> datetime:
@@ -22,6 +38,19 @@ def _when(value: Any) -> datetime:
         value = datetime.fromisoformat(value)
     assert isinstance(value, datetime)
     return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _verdict(row: Row) -> Verdict | None:
+    winnable = row["winnable"]
+    if winnable is None and row["fewest_left"] is None:
+        return None
+    return Verdict(
+        None if winnable is None else bool(winnable),
+        tuple(row["solution"].split(",")) if row["solution"] else (),
+        row["fewest_left"],
+        row["difficulty"],
+        row["difficulty_score"],
+    )
 
 
 def _deal(row: Row) -> DealRecord:
@@ -36,6 +65,7 @@ def _deal(row: Row) -> DealRecord:
         layout=layout_from_text(row["layout"]),
         created_at=_when(row["created_at"]),
         pysol_number=row["pysol_number"],
+        verdict=_verdict(row),
     )
 
 
@@ -51,11 +81,42 @@ def _game(row: Row) -> GameRecord:
         created_at=_when(row["created_at"]),
         updated_at=_when(row["updated_at"]),
         finished_at=_when(row["finished_at"]) if row["finished_at"] is not None else None,
+        hints_used=row["hints_used"],
+        undos_used=row["undos_used"],
+        round_id=row["round_id"],
+        hole=row["hole"],
     )
 
 
 def _move(row: Row) -> MoveRecord:
-    return MoveRecord(row["game_id"], row["seq"], row["code"], row["idempotency_key"], _when(row["created_at"]))
+    return MoveRecord(
+        row["game_id"], row["seq"], row["code"], row["idempotency_key"], _when(row["created_at"]), row["undone_by"]
+    )
+
+
+def _round(row: Row) -> RoundRecord:
+    return RoundRecord(
+        id=row["id"],
+        preset=row["preset"],
+        rules=SolitaireRules.from_canonical(row["rules"]),
+        holes=row["holes"],
+        par=row["par"],
+        winnable_only=bool(row["winnable_only"]),
+        difficulty=row["difficulty"],
+        created_at=_when(row["created_at"]),
+    )
+
+
+def _verdict_values(verdict: Verdict | None) -> tuple[Any, ...]:
+    if verdict is None:
+        return (None, None, None, None, None)
+    return (
+        verdict.winnable,
+        ",".join(verdict.solution) if verdict.solution else None,
+        verdict.fewest_left,
+        verdict.difficulty,
+        verdict.difficulty_score,
+    )
 
 
 class SqlRepository:
@@ -64,7 +125,7 @@ class SqlRepository:
 
     async def add_deal(self, deal: DealRecord) -> None:
         await self.tx.execute(
-            f"INSERT INTO deals ({_DEAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO deals ({_DEAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             deal.id,
             deal.preset,
             deal.preset_version,
@@ -75,6 +136,15 @@ class SqlRepository:
             layout_to_text(deal.layout),
             deal.pysol_number,
             deal.created_at,
+            *_verdict_values(deal.verdict),
+        )
+
+    async def save_verdict(self, deal_id: str, verdict: Verdict) -> None:
+        await self.tx.execute(
+            "UPDATE deals SET winnable = ?, solution = ?, fewest_left = ?, difficulty = ?, difficulty_score = ? "
+            "WHERE id = ?",
+            *_verdict_values(verdict),
+            deal_id,
         )
 
     async def get_deal(self, deal_id: str) -> DealRecord | None:
@@ -90,18 +160,25 @@ class SqlRepository:
         return out
 
     async def add_game(self, game: GameRecord) -> None:
-        await self.tx.execute(
-            f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            game.id,
-            game.deal_id,
-            game.version,
-            game.status,
-            game.score,
-            ",".join(game.line),
-            game.created_at,
-            game.updated_at,
-            game.finished_at,
-        )
+        try:
+            await self.tx.execute(
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                game.id,
+                game.deal_id,
+                game.version,
+                game.status,
+                game.score,
+                ",".join(game.line),
+                game.created_at,
+                game.updated_at,
+                game.finished_at,
+                game.hints_used,
+                game.undos_used,
+                game.round_id,
+                game.hole,
+            )
+        except UniqueViolation as err:
+            raise AlreadyStored(err.constraint) from err
 
     async def get_game(self, game_id: str) -> GameRecord | None:
         row = await self.tx.fetchone(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", game_id)
@@ -136,7 +213,7 @@ class SqlRepository:
     async def append_move(self, move: MoveRecord) -> None:
         try:
             await self.tx.execute(
-                f"INSERT INTO moves ({_MOVE_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO moves (game_id, seq, code, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?)",
                 move.game_id,
                 move.seq,
                 move.code,
@@ -147,20 +224,105 @@ class SqlRepository:
             key_taken = "uq_moves_game_key" in err.constraint or "moves.idempotency_key" in err.constraint
             raise DuplicateMove(key_taken=key_taken) from err
 
+    async def mark_undone(self, game_id: str, seq: int, undone_by: int) -> None:
+        await self.tx.execute("UPDATE moves SET undone_by = ? WHERE game_id = ? AND seq = ?", undone_by, game_id, seq)
+
     async def save_game(self, game: GameRecord, expected_version: int) -> bool:
         changed = await self.tx.execute(
-            "UPDATE games SET version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ? "
-            "WHERE id = ? AND version = ?",
+            "UPDATE games SET version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ?, "
+            "undos_used = ? WHERE id = ? AND version = ?",
             game.version,
             game.status,
             game.score,
             ",".join(game.line),
             game.updated_at,
             game.finished_at,
+            game.undos_used,
             game.id,
             expected_version,
         )
         return changed == 1
+
+    async def add_hint(self, hint: HintRecord) -> None:
+        try:
+            await self.tx.execute(
+                "INSERT INTO hints (game_id, idempotency_key, code, created_at) VALUES (?, ?, ?, ?)",
+                hint.game_id,
+                hint.idempotency_key,
+                hint.code,
+                hint.created_at,
+            )
+        except UniqueViolation as err:
+            raise AlreadyStored(err.constraint) from err
+        await self.tx.execute("UPDATE games SET hints_used = hints_used + 1 WHERE id = ?", hint.game_id)
+
+    async def find_hint(self, game_id: str, idempotency_key: str) -> HintRecord | None:
+        row = await self.tx.fetchone(
+            "SELECT game_id, idempotency_key, code, created_at FROM hints WHERE game_id = ? AND idempotency_key = ?",
+            game_id,
+            idempotency_key,
+        )
+        if row is None:
+            return None
+        return HintRecord(row["game_id"], row["idempotency_key"], row["code"], _when(row["created_at"]))
+
+    async def add_round(self, round_: RoundRecord) -> None:
+        await self.tx.execute(
+            f"INSERT INTO rounds ({_ROUND_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            round_.id,
+            round_.preset,
+            round_.rules.canonical(),
+            round_.holes,
+            round_.par,
+            round_.winnable_only,
+            round_.difficulty,
+            round_.created_at,
+        )
+
+    async def get_round(self, round_id: str) -> RoundRecord | None:
+        row = await self.tx.fetchone(f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE id = ?", round_id)
+        return _round(row) if row else None
+
+    async def round_games(self, round_id: str) -> list[GameRecord]:
+        rows = await self.tx.fetchall(f"SELECT {_GAME_COLUMNS} FROM games WHERE round_id = ? ORDER BY hole", round_id)
+        return [_game(r) for r in rows]
+
+    async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None:
+        await self.tx.execute(
+            "INSERT INTO deal_pool (preset, difficulty, deal_id) VALUES (?, ?, ?)", preset, difficulty, deal_id
+        )
+
+    async def pool_take(self, preset: str, difficulty: str | None) -> str | None:
+        # SKIP LOCKED lets concurrent takers on PostgreSQL each get a different deal without waiting.
+        lock = "" if self.tx.dialect == "sqlite" else " FOR UPDATE SKIP LOCKED"
+        where = "preset = ?" + (" AND difficulty = ?" if difficulty else "")
+        args = (preset, difficulty) if difficulty else (preset,)
+        row = await self.tx.fetchone(
+            f"SELECT id, deal_id FROM deal_pool WHERE {where} ORDER BY id LIMIT 1{lock}", *args
+        )
+        if row is None:
+            return None
+        await self.tx.execute("DELETE FROM deal_pool WHERE id = ?", row["id"])
+        deal_id: str = row["deal_id"]
+        return deal_id
+
+    async def pool_count(self, preset: str, difficulty: str) -> int:
+        row = await self.tx.fetchone(
+            "SELECT COUNT(*) AS n FROM deal_pool WHERE preset = ? AND difficulty = ?", preset, difficulty
+        )
+        return int(row["n"]) if row else 0
+
+    async def daily_get(self, day: str, preset: str) -> str | None:
+        row = await self.tx.fetchone("SELECT deal_id FROM daily_deals WHERE day = ? AND preset = ?", day, preset)
+        return str(row["deal_id"]) if row else None
+
+    async def daily_add(self, day: str, preset: str, deal_id: str) -> None:
+        try:
+            await self.tx.execute(
+                "INSERT INTO daily_deals (day, preset, deal_id) VALUES (?, ?, ?)", day, preset, deal_id
+            )
+        except UniqueViolation as err:
+            raise AlreadyStored(err.constraint) from err
 
 
 class SqlUnitOfWork:

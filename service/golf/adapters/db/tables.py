@@ -104,7 +104,6 @@ class HintRow(SQLModel, table=True):
     game_id: str = Field(foreign_key="games.id", max_length=36)
     idempotency_key: str = Field(max_length=128)
     code: str = Field(max_length=16)
-    winning: bool
     created_at: datetime = Field(sa_column=_when())
 
 

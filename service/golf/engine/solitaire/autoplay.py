@@ -6,27 +6,26 @@ from golf.engine.solitaire.moves import PlayColumn
 from golf.engine.solitaire.solver import solve
 from golf.engine.solitaire.state import State
 
-MAX_RUNS = 2000
+MAX_RUNS = 5000
 """Distinct run ends examined at most (far more than real deals have)."""
 
 
 def runs(state: State) -> list[tuple[PlayColumn, ...]]:
-    """Every maximal run of column plays from ``state`` (no draws), one per distinct end, longest first."""
+    """Every non-empty run of column plays from ``state`` (no draws), one per distinct end, longest first.
+
+    Runs that stop before nothing fits are included: keeping a game winnable can mean stopping early.
+    """
     ends: dict[tuple[tuple[int, ...], int], tuple[PlayColumn, ...]] = {}
-    seen: set[tuple[tuple[int, ...], int]] = set()
 
     def walk(s: State, path: tuple[PlayColumn, ...]) -> None:
-        key = (s.heights, s.top.rank)
-        if key in seen or len(ends) >= MAX_RUNS:
-            return
-        seen.add(key)
-        plays = s.column_plays()
-        if not plays:
-            if path:
-                ends.setdefault(key, path)
-            return
-        for move in plays:
-            walk(s.apply(move), (*path, move))
+        for move in s.column_plays():
+            if len(ends) >= MAX_RUNS:
+                return
+            after = s.apply(move)
+            key = (after.heights, after.top.rank)
+            if key not in ends:
+                ends[key] = (*path, move)
+                walk(after, (*path, move))
 
     walk(state, ())
     return sorted(ends.values(), key=len, reverse=True)
@@ -35,12 +34,13 @@ def runs(state: State) -> list[tuple[PlayColumn, ...]]:
 def choose_run(state: State, budget: int | None = None) -> tuple[PlayColumn, ...]:
     """The run AutoPlay makes: the longest that keeps the game winnable when it is, else the longest.
 
+    When every run would throw a win away, the longest is played all the same: the player asked for it.
     ``budget`` caps each solver call; a run whose verdict the budget cannot reach is not taken as winnable.
     """
     candidates = runs(state)
     if not candidates:
         return ()
-    if len(candidates) > 1 and solve(state, budget, fewest_cards=False).winnable:
+    if solve(state, budget, fewest_cards=False).winnable:
         for run in candidates:
             if solve(state.replay(list(run)), budget, fewest_cards=False).winnable:
                 return run

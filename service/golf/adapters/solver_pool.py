@@ -1,0 +1,62 @@
+"""The solver in worker processes, so a long search never holds up the event loop that serves requests."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
+
+from golf.app import solving
+from golf.app.records import Verdict
+from golf.engine.solitaire.autoplay import choose_run
+from golf.engine.solitaire.difficulty import Difficulty
+from golf.engine.solitaire.moves import PlayColumn
+from golf.engine.solitaire.rules import SolitaireRules
+from golf.engine.solitaire.solver import SolveResult, solve
+from golf.engine.solitaire.state import State
+
+T = TypeVar("T")
+
+
+def _nice(increment: int) -> None:
+    if increment:
+        os.nice(increment)
+
+
+class ProcessPoolSolver:
+    """``workers`` processes (spawned, not forked: the server runs threads). ``nice`` lowers their priority,
+    for background work that must yield to requests."""
+
+    def __init__(self, workers: int = 1, nice: int = 0) -> None:
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_nice,
+            initargs=(nice,),
+        )
+
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+
+    async def solve(self, state: State, budget: int | None) -> SolveResult:
+        result: SolveResult = await self._run(solve, state, budget)
+        return result
+
+    async def autoplay_run(self, state: State, budget: int | None) -> tuple[PlayColumn, ...]:
+        run: tuple[PlayColumn, ...] = await self._run(choose_run, state, budget)
+        return run
+
+    async def verdict(self, state: State, budget: int | None) -> Verdict:
+        verdict: Verdict = await self._run(solving.verdict_of, state, budget)
+        return verdict
+
+    async def find_winnable(
+        self, rules: SolitaireRules, difficulty: Difficulty | None, budget: int | None, attempts: int
+    ) -> tuple[str, Verdict] | None:
+        found: tuple[str, Verdict] | None = await self._run(solving.find_winnable, rules, difficulty, budget, attempts)
+        return found
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,199 @@
+"""Making deals: from a seed or a PySolFC number, winnable ones from a pool refilled in the background, and the
+daily deal."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from dataclasses import dataclass, fields, replace
+from datetime import date
+from typing import Any
+
+from golf.app.errors import DealUnavailable, InvalidArgument
+from golf.app.ports import AlreadyStored, Clock, Solver, UnitOfWork, UnitOfWorkFactory
+from golf.app.records import DealRecord, Verdict
+from golf.engine.shuffle import ALGORITHM, commitment, new_seed
+from golf.engine.solitaire.difficulty import Difficulty
+from golf.engine.solitaire.rules import PRESET_VERSION, PRESETS, SolitaireRules
+from golf.engine.solitaire.state import Layout
+
+PYSOL_ALGORITHM = "pysolfc"
+MAX_SEED_LENGTH = 128
+RULE_FIELDS = frozenset(f.name for f in fields(SolitaireRules))
+log = logging.getLogger("golf.dealing")
+
+
+def resolve_rules(preset: str, overrides: dict[str, Any]) -> tuple[str, SolitaireRules]:
+    """The preset's rules with ``overrides`` applied, and the preset name to record ("custom" if changed)."""
+    name = preset or "standard"
+    base = PRESETS.get(name)
+    if base is None:
+        raise InvalidArgument("preset", f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+    unknown = set(overrides) - RULE_FIELDS
+    if unknown:
+        raise InvalidArgument("rules", f"unknown rule option(s): {', '.join(sorted(unknown))}")
+    rules = replace(base, **overrides)
+    try:
+        rules.validate()
+    except ValueError as err:
+        field_name, _, _ = str(err).partition(":")
+        raise InvalidArgument(f"rules.{field_name}", str(err)) from None
+    return (name if rules == base else "custom"), rules
+
+
+@dataclass
+class DealSettings:
+    solver_budget: int = 2_000_000
+    """Positions per solver call made for a request."""
+    search_attempts: int = 60
+    """Seeds tried for one winnable deal made on demand."""
+    pool_size: int = 30
+    """Winnable deals kept ready per preset and difficulty."""
+    pool_presets: tuple[str, ...] = ("standard", "queens-on-kings", "wrap")
+
+
+class Dealer:
+    """Makes and stores deals."""
+
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, solver: Solver, settings: DealSettings) -> None:
+        self.uow = uow
+        self.clock = clock
+        self.solver = solver
+        self.settings = settings
+
+    def record(
+        self, name: str, rules: SolitaireRules, seed: str, algorithm: str, layout: Layout, **extra: Any
+    ) -> DealRecord:
+        return DealRecord(
+            id=str(uuid.uuid4()),
+            preset=name,
+            preset_version=PRESET_VERSION,
+            rules=rules,
+            seed=seed,
+            algorithm=algorithm,
+            commitment=commitment(algorithm, seed, rules.canonical()),
+            layout=layout,
+            created_at=self.clock(),
+            **extra,
+        )
+
+    def plain(self, preset: str, overrides: dict[str, Any], seed: str | None, pysol_number: int | None) -> DealRecord:
+        """A deal from a seed (drawn from ``secrets`` when not given) or a PySolFC number; nothing is solved."""
+        name, rules = resolve_rules(preset, overrides)
+        if pysol_number is not None:
+            if seed is not None:
+                raise InvalidArgument("seed", "give either seed or pysolDealNumber, not both")
+            if not rules.is_pysol_layout():
+                raise InvalidArgument("pysolDealNumber", "PySolFC deals need 1 deck in 7 columns of 5")
+            try:
+                layout = Layout.from_pysol(pysol_number)
+            except ValueError as err:
+                raise InvalidArgument("pysolDealNumber", str(err)) from None
+            return self.record(name, rules, f"pysol:{pysol_number}", PYSOL_ALGORITHM, layout, pysol_number=pysol_number)
+        if seed is None:
+            seed = new_seed()
+        elif not 1 <= len(seed) <= MAX_SEED_LENGTH:
+            raise InvalidArgument("seed", f"seed must be 1 to {MAX_SEED_LENGTH} characters")
+        return self.record(name, rules, seed, ALGORITHM, Layout.from_seed(rules, seed))
+
+    async def winnable(
+        self, uow: UnitOfWork, preset: str, overrides: dict[str, Any], difficulty: Difficulty | None
+    ) -> DealRecord:
+        """A deal the solver has proven winnable: from the pool when the rules are a preset, else searched now.
+
+        ``uow`` is the caller's transaction; a deal taken from the pool is removed in it.
+        """
+        name, rules = resolve_rules(preset, overrides)
+        if name != "custom":
+            deal_id = await uow.repo.pool_take(name, difficulty.value if difficulty else None)
+            if deal_id is not None:
+                deal = await uow.repo.get_deal(deal_id)
+                if deal is not None:
+                    return deal
+        found = await self.solver.find_winnable(
+            rules, difficulty, self.settings.solver_budget, self.settings.search_attempts
+        )
+        if found is None:
+            raise DealUnavailable(
+                f"no winnable {difficulty.value + ' ' if difficulty else ''}deal found in "
+                f"{self.settings.search_attempts} tries under these rules"
+            )
+        seed, verdict = found
+        deal = self.record(name, rules, seed, ALGORITHM, Layout.from_seed(rules, seed), verdict=verdict)
+        await uow.repo.add_deal(deal)
+        return deal
+
+    async def daily(self, day: str, preset: str) -> DealRecord:
+        """The deal of ``day`` (YYYY-MM-DD, UTC) for ``preset``: winnable, the same for every player."""
+        try:
+            when = date.fromisoformat(day) if day else self.clock().date()
+        except ValueError:
+            raise InvalidArgument("date", "date must be YYYY-MM-DD") from None
+        if when > self.clock().date():
+            raise InvalidArgument("date", "the daily deal of a future day is not dealt yet")
+        name, _ = resolve_rules(preset, {})
+        key = when.isoformat()
+        async with self.uow() as uow:
+            deal_id = await uow.repo.daily_get(key, name)
+            if deal_id is not None:
+                deal = await uow.repo.get_deal(deal_id)
+                assert deal is not None
+                return deal
+        async with self.uow() as uow:
+            deal = await self.winnable(uow, name, {}, None)
+            try:
+                await uow.repo.daily_add(key, name, deal.id)
+                await uow.commit()
+                return deal
+            except AlreadyStored:
+                pass  # another replica dealt it first: everyone gets that one
+        async with self.uow() as uow:
+            deal_id = await uow.repo.daily_get(key, name)
+            deal_or_none = await uow.repo.get_deal(deal_id) if deal_id else None
+        assert deal_or_none is not None
+        return deal_or_none
+
+    async def save_verdict(self, deal: DealRecord, verdict: Verdict) -> DealRecord:
+        async with self.uow() as uow:
+            await uow.repo.save_verdict(deal.id, verdict)
+            await uow.commit()
+        return replace(deal, verdict=verdict)
+
+    # -- the pool ------------------------------------------------------------------------------------------
+    async def refill_once(self) -> int:
+        """Top up every (preset, difficulty) of the pool by one deal where it is short; the deals added."""
+        added = 0
+        for preset in self.settings.pool_presets:
+            rules = PRESETS[preset]
+            for level in Difficulty:
+                async with self.uow() as uow:
+                    have = await uow.repo.pool_count(preset, level.value)
+                if have >= self.settings.pool_size:
+                    continue
+                found = await self.solver.find_winnable(
+                    rules, level, self.settings.solver_budget, self.settings.search_attempts
+                )
+                if found is None:
+                    continue
+                seed, verdict = found
+                deal = self.record(preset, rules, seed, ALGORITHM, Layout.from_seed(rules, seed), verdict=verdict)
+                async with self.uow() as uow:
+                    await uow.repo.add_deal(deal)
+                    await uow.repo.pool_add(preset, level.value, deal.id)
+                    await uow.commit()
+                added += 1
+        return added
+
+    async def refill_forever(self, idle_seconds: float = 2.0) -> None:
+        """Keep the pool full; runs until cancelled. Errors are logged and retried later."""
+        while True:
+            try:
+                added = await self.refill_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("refilling the deal pool failed")
+                added = 0
+            if not added:
+                await asyncio.sleep(idle_seconds)

@@ -1,0 +1,57 @@
+"""Solver work as plain functions of picklable values, so a process pool can run them; and an inline runner."""
+
+from __future__ import annotations
+
+from golf.app.records import Verdict
+from golf.engine.shuffle import new_seed
+from golf.engine.solitaire.autoplay import choose_run
+from golf.engine.solitaire.difficulty import Difficulty, classify
+from golf.engine.solitaire.moves import PlayColumn
+from golf.engine.solitaire.rules import SolitaireRules
+from golf.engine.solitaire.solver import SolveResult, solve
+from golf.engine.solitaire.state import Layout, State
+
+
+def verdict_of(state: State, budget: int | None) -> Verdict:
+    """Decide ``state`` (a deal's start): winnable with a line and a difficulty, or the fewest cards left."""
+    quick = solve(state, budget, fewest_cards=False)
+    if quick.winnable:
+        return Verdict(True, tuple(m.code for m in quick.line), 0, classify(quick.positions).value, quick.positions)
+    if quick.winnable is None:
+        return Verdict(None)
+    full = solve(state, budget)
+    return Verdict(full.winnable, (), full.cards_left if full.winnable is False else None)
+
+
+def find_winnable(
+    rules: SolitaireRules, difficulty: Difficulty | None, budget: int | None, attempts: int
+) -> tuple[str, Verdict] | None:
+    """Try fresh seeds until one deals a winnable game of the wanted difficulty."""
+    for _ in range(attempts):
+        seed = new_seed()
+        state = State.initial(rules, Layout.from_seed(rules, seed))
+        result = solve(state, budget, fewest_cards=False)
+        if not result.winnable:
+            continue
+        level = classify(result.positions)
+        if difficulty is None or level is difficulty:
+            return seed, Verdict(True, tuple(m.code for m in result.line), 0, level.value, result.positions)
+    return None
+
+
+class InlineSolver:
+    """Runs the solver in the calling thread: for tests, tools and the CLI."""
+
+    async def solve(self, state: State, budget: int | None) -> SolveResult:
+        return solve(state, budget)
+
+    async def autoplay_run(self, state: State, budget: int | None) -> tuple[PlayColumn, ...]:
+        return choose_run(state, budget)
+
+    async def verdict(self, state: State, budget: int | None) -> Verdict:
+        return verdict_of(state, budget)
+
+    async def find_winnable(
+        self, rules: SolitaireRules, difficulty: Difficulty | None, budget: int | None, attempts: int
+    ) -> tuple[str, Verdict] | None:
+        return find_winnable(rules, difficulty, budget, attempts)
