@@ -1,0 +1,368 @@
+"""Exact solver for Golf solitaire, for every option of :class:`SolitaireRules`.
+
+Positions are ``(column heights, stock cards turned, pile top)``. Only the top card's *rank* matters (suits are
+ignored by every rule), so it is the whole of the pile in the key, and a top on which no card left in the columns
+can ever go is keyed as "dead" (only a draw can follow). The key is packed into one ``int``.
+
+The search answers "can this position end with fewer than ``k`` cards in the columns?" by depth-first search, for
+``k = 1`` (can it be won?) and then, when it cannot, for growing ``k`` until a line is found: that line leaves the
+fewest cards. Every position searched is stored with a proven lower bound on the cards it must leave, so a later
+round skips what an earlier one proved, and a round starts at the bound the previous one proved for the start.
+
+Lower bounds (all exact, never above the truth):
+
+* **Predecessor matching.** Every column card that is played goes straight onto a card of a rank it fits on: the
+  pile top, a stock card still to come, or another column card, and no card takes two. The column cards left are
+  matched to the cards that could precede them, counted by rank. Demand and supply alternate around a cycle of
+  26 rank nodes, so a greedy pass finds the maximum matching; cards it cannot match stay in the columns. Without
+  wrap the cycle breaks into two paths (odd and even ranks); this includes the parity rule that a run of plays
+  alternates odd and even ranks.
+* **Dead ranks.** A rank with no card left to precede it can never be played: such cards, and every card behind
+  them in their column, stay, and they no longer supply the matching.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from golf.engine.solitaire.moves import Draw, Move, PlayColumn
+from golf.engine.solitaire.state import State
+
+_DRAW = -1
+_INF = 1 << 30
+
+
+class _BudgetExceeded(Exception):
+    """Raised inside the search when the position budget is used up."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolveResult:
+    """What the solver found for a position.
+
+    ``winnable`` is ``True`` or ``False`` when the search was exhaustive and ``None`` when the budget ran out
+    first (never read that as "no"). ``line`` is a winning line when ``winnable`` is true; otherwise the line
+    leaving the fewest cards (when ``winnable`` is false) or the best line seen (when the budget ran out). Its
+    moves name their cards and can be given to :meth:`State.apply` one after the other, and it ends the game.
+    """
+
+    winnable: bool | None
+    line: tuple[Move, ...]
+    positions: int
+    """Positions searched (expanded), over every round of the search."""
+    cards_left: int
+    """Cards the line leaves in the columns (0 for a win)."""
+    stock_left: int
+    """Stock cards not turned at the end of the line."""
+    fewest_proven: bool
+    """Whether ``cards_left`` is proven to be the fewest possible; false when the budget ran out first."""
+    lower_bound: int
+    """A proven lower bound on the cards any line leaves (equal to ``cards_left`` when ``fewest_proven``)."""
+
+    @property
+    def hint(self) -> Move | None:
+        """The first move of the line: the suggested next move, or ``None`` when the game is over."""
+        return self.line[0] if self.line else None
+
+    @property
+    def score(self) -> int:
+        """The deal's score at the end of ``line``: cards left, or minus the stock left after a win."""
+        return self.cards_left if self.cards_left else -self.stock_left
+
+
+class _Search:
+    """The search over one position: tables built once, then depth-first searches on mutable arrays."""
+
+    def __init__(self, state: State, budget: int | None) -> None:
+        rules = state.rules
+        layout = state.layout
+        self.state = state
+        self.budget = budget if budget is not None else _INF
+        self.positions = 0
+        # colranks[c][h]: rank of column c's front card when the column holds h cards (index 0 unused).
+        self.colranks = [[0] + [card.rank for card in col] for col in layout.columns]
+        self.stockranks = [card.rank for card in layout.stock[state.turned :]]
+        self.heights = list(state.heights)
+        self.top0 = state.top.rank
+        self.stuck_only = rules.draw_only_when_stuck
+        self.fits = fits = rules.fits
+        # fitranks[t]: ranks that may go on a top of rank t.
+        self.fitranks: list[tuple[int, ...]] = [()] + [
+            tuple(r for r in range(1, 14) if fits(r, t)) for t in range(1, 14)
+        ]
+        self.fitmask = [sum(1 << r for r in fr) for fr in self.fitranks]
+        self.memo: dict[int, int] = {}
+        self.best_left = _INF
+        self.best_path: list[int] = []
+
+    def run(self, k: int, improve: bool) -> int:
+        """Depth-first search for a line leaving fewer than ``k`` cards.
+
+        Without ``improve`` it stops at the first such line and returns -1; with it, each line found lowers
+        ``k`` to its cards left and the search goes on (branch and bound), returning the fewest cards left. A
+        search that finds nothing returns a proven lower bound (at least ``k``) on the cards left. The best line
+        is kept in ``best_path`` / ``best_left``; ``memo`` keeps a proven lower bound for every position seen.
+        """
+        ncol = len(self.colranks)
+        colranks = self.colranks
+        stockranks = self.stockranks
+        nstock = len(stockranks)
+        heights = self.heights[:]
+        fitranks = self.fitranks
+        fitmask = self.fitmask
+        fits = self.fits
+        stuck_only = self.stuck_only
+        budget = self.budget
+        memo = self.memo
+        hbits = max(max(heights, default=0), 1).bit_length()
+        tbits = max(nstock, 1).bit_length()
+        units = [1 << (hbits * c) for c in range(ncol)]
+
+        colcnt = [0] * 15
+        for c in range(ncol):
+            for h in range(1, heights[c] + 1):
+                colcnt[colranks[c][h]] += 1
+        present = 0
+        for r in range(1, 14):
+            if colcnt[r]:
+                present |= 1 << r
+        frontcols = [0] * 15
+        for c in range(ncol):
+            if heights[c]:
+                frontcols[colranks[c][heights[c]]] |= 1 << c
+        bitcol = {1 << c: c for c in range(ncol)}
+
+        # supply[t][top][r]: cards of rank r that may precede a column card, from the stock (index t on) and the
+        # top (a live top rank, or 0); the column cards are added at each position.
+        stock_rows = [[0] * 15 for _ in range(nstock + 1)]
+        for i in range(nstock - 1, -1, -1):
+            stock_rows[i][:] = stock_rows[i + 1]
+            stock_rows[i][stockranks[i]] += 1
+        supply: list[list[list[int]]] = []
+        for row in stock_rows:
+            per_top = [row]
+            for top in range(1, 14):
+                with_top = row[:]
+                with_top[top] += 1
+                per_top.append(with_top)
+            supply.append(per_top)
+        stock_mask = [sum(1 << r for r in range(1, 14) if row[r]) for row in stock_rows]
+        # Ranks q whose card may go on a card of rank q - 1 / q + 1, as masks and per rank.
+        down_ok = [False] + [q > 1 and fits(q, q - 1) for q in range(1, 14)] + [False]
+        up_ok = [False] + [q < 13 and fits(q, q + 1) for q in range(1, 14)] + [False]
+        down_mask = sum(1 << q for q in range(1, 14) if down_ok[q])
+        up_mask = sum(1 << q for q in range(1, 14) if up_ok[q])
+        ace_on_king = fits(1, 13)
+        king_on_ace = fits(13, 1)
+        wrap_mask_a = 2 if ace_on_king else 0
+        wrap_mask_k = 1 << 13 if king_on_ace else 0
+
+        best_left = self.best_left
+        path: list[int] = []
+        best_path = self.best_path
+        positions = self.positions
+
+        def bound(t: int, ctop: int) -> int:
+            """Lower bound on the cards left: dead ranks, then the predecessor matching."""
+            st = supply[t][ctop]
+            avail = present | stock_mask[t] | (1 << ctop)
+            live = ((avail << 1) & down_mask) | ((avail >> 1) & up_mask)
+            live |= ((avail >> 12) & wrap_mask_a) | ((avail << 12) & wrap_mask_k)
+            dead = present & ~live
+            stuck = 0
+            cnt = colcnt
+            if dead:
+                # Cards of a dead rank and all behind them stay; they no longer need or give a predecessor.
+                cnt = colcnt[:]
+                for c in range(ncol):
+                    cr = colranks[c]
+                    for h in range(heights[c], 0, -1):
+                        if dead >> cr[h] & 1:
+                            stuck += h
+                            for i in range(1, h + 1):
+                                cnt[cr[i]] -= 1
+                            break
+            unmatched = 0
+            r_prev = 0
+            r_cur = cnt[1] + st[1]
+            for q in range(1, 14):
+                s_next = cnt[q + 1] + st[q + 1]
+                d = cnt[q]
+                if d:
+                    if r_prev and down_ok[q]:
+                        d -= r_prev if r_prev < d else d
+                    if d and s_next and up_ok[q]:
+                        u = s_next if s_next < d else d
+                        d -= u
+                        s_next -= u
+                    unmatched += d
+                r_prev = r_cur
+                r_cur = s_next
+            if unmatched:
+                # With wrap, aces and kings may also precede each other: at most this many more matches.
+                if ace_on_king:
+                    d = cnt[1]
+                    s = cnt[13] + st[13]
+                    unmatched -= d if d < s else s
+                if king_on_ace:
+                    d = cnt[13]
+                    s = cnt[1] + st[1]
+                    unmatched -= d if d < s else s
+                if unmatched < 0:
+                    unmatched = 0
+            return stuck + unmatched
+
+        def dfs(top: int, t: int, hkey: int, left: int) -> int:
+            nonlocal present, positions, best_left, best_path, k
+            if not left:
+                best_left = 0
+                best_path = path[:]
+                return -1
+            ctop = top if fitmask[top] & present else 0
+            key = (((hkey << tbits) | t) << 4) | ctop
+            known = memo.get(key)
+            if known is not None and known >= k:
+                return known
+            positions += 1
+            if positions > budget:
+                raise _BudgetExceeded
+            lb = bound(t, ctop)
+            if lb >= k:
+                memo[key] = lb
+                return lb
+            value = _INF
+            cols = 0
+            if ctop:
+                for r in fitranks[ctop]:
+                    cols |= frontcols[r]
+            moved = cols != 0
+            while cols:
+                bit = cols & -cols
+                cols ^= bit
+                c = bitcol[bit]
+                h = heights[c]
+                cr = colranks[c]
+                r = cr[h]
+                heights[c] = h - 1
+                frontcols[r] ^= bit
+                if h > 1:
+                    frontcols[cr[h - 1]] |= bit
+                n = colcnt[r] - 1
+                colcnt[r] = n
+                if not n:
+                    present ^= 1 << r
+                path.append(c)
+                got = dfs(r, t, hkey - units[c], left - 1)
+                path.pop()
+                if not n:
+                    present |= 1 << r
+                colcnt[r] = n + 1
+                if h > 1:
+                    frontcols[cr[h - 1]] ^= bit
+                frontcols[r] |= bit
+                heights[c] = h
+                if got < 0:
+                    return -1
+                if got < value:
+                    value = got
+            if t < nstock and not (moved and stuck_only):
+                path.append(_DRAW)
+                got = dfs(stockranks[t], t + 1, hkey, left)
+                path.pop()
+                if got < 0:
+                    return -1
+                if got < value:
+                    value = got
+            elif not moved:
+                # The game is over here.
+                if left < best_left:
+                    best_left = left
+                    best_path = path[:]
+                if left < k:
+                    if not improve:
+                        return -1
+                    k = left
+                value = left
+            if value < lb:
+                value = lb
+            memo[key] = value
+            return value
+
+        hkey0 = 0
+        for c in range(ncol):
+            hkey0 |= heights[c] << (hbits * c)
+        left0 = sum(heights)
+        old_limit = sys.getrecursionlimit()
+        need = left0 + nstock + 200
+        if need > old_limit:
+            sys.setrecursionlimit(need)
+        try:
+            return dfs(self.top0, 0, hkey0, left0)
+        finally:
+            self.positions = positions
+            self.best_left = best_left
+            self.best_path = best_path
+            if need > old_limit:
+                sys.setrecursionlimit(old_limit)
+
+    def moves_of(self, codes: list[int]) -> tuple[tuple[Move, ...], int, int]:
+        """Engine moves for line codes, and the cards and stock left at its end."""
+        state = self.state
+        moves: list[Move] = []
+        heights = list(state.heights)
+        turned = state.turned
+        for code in codes:
+            if code == _DRAW:
+                moves.append(Draw(state.layout.stock[turned]))
+                turned += 1
+            else:
+                h = heights[code]
+                moves.append(PlayColumn(code, state.layout.columns[code][h - 1]))
+                heights[code] = h - 1
+        return tuple(moves), sum(heights), len(state.layout.stock) - turned
+
+
+def _finish_line(state: State, moves: tuple[Move, ...]) -> tuple[Move, ...]:
+    """Extend a line that stops before the game's end by turning the stock (playing when the rules force it)."""
+    end = state.replay(list(moves))
+    extra: list[Move] = []
+    while True:
+        legal = end.legal_moves()
+        if not legal:
+            return moves + tuple(extra)
+        move = legal[-1] if isinstance(legal[-1], Draw) else legal[0]
+        extra.append(move)
+        end = end.apply(move)
+
+
+def solve(state: State, budget: int | None = None, *, fewest_cards: bool = True) -> SolveResult:
+    """Solve ``state`` exactly: can it still be won? Gives a winning line, or the line leaving the fewest cards.
+
+    ``budget`` caps the positions searched; when it runs out the result has ``winnable=None`` (or ``False``
+    when that was already proven) and the best line seen so far, played out to the end of the game. With
+    ``fewest_cards=False`` only the verdict is exact: a position that cannot be won gets the best line the
+    verdict search happened to see (``fewest_proven`` says whether it is known to be the best).
+    """
+    search = _Search(state, budget)
+    winnable: bool | None = None
+    proven = 0
+    try:
+        got = search.run(1, improve=False)
+        winnable = got < 0
+        proven = 0 if winnable else got
+        if not winnable and fewest_cards and search.best_left > proven:
+            proven = search.run(search.best_left, improve=True)
+    except _BudgetExceeded:
+        pass
+    moves, cards, stock_left = search.moves_of(search.best_path)
+    if search.best_left == _INF:
+        # No line reached the end of the game (the search was cut short): play this one out.
+        moves = _finish_line(state, moves)
+        moves, cards, stock_left = search.moves_of([_DRAW if isinstance(m, Draw) else m.column for m in moves])
+    return SolveResult(winnable, moves, search.positions, cards, stock_left, cards == proven, proven)
+
+
+def hint(state: State, budget: int | None = None) -> Move | None:
+    """The first move of a winning line (or of the line leaving the fewest cards), ``None`` when the game is over."""
+    return solve(state, budget).hint
