@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -56,8 +57,9 @@ def test_migrations_reach_head_and_go_back(database_url: str) -> None:
 async def test_the_database_refuses_a_second_move_per_seq_and_per_key(database: Database) -> None:
     service = services(database)
     game = (await service.create_game(winnable_only=False)).game
+    moved = replace(game, version=1, line=["T"])
     async with database() as uow:
-        await uow.repo.append_move(MoveRecord(game.id, 1, "T", "a", now()))
+        assert await uow.repo.record_change(MoveRecord(game.id, 1, "T", "a", now()), moved, 0, None) == 0
         await uow.commit()
     for move, key_taken in (
         (MoveRecord(game.id, 1, "T", "b", now()), False),
@@ -65,8 +67,15 @@ async def test_the_database_refuses_a_second_move_per_seq_and_per_key(database: 
     ):
         async with database() as uow:
             with pytest.raises(DuplicateMove) as err:
-                await uow.repo.append_move(move)
+                await uow.repo.record_change(move, replace(moved, version=2), 1, None)
             assert err.value.key_taken is key_taken
+    # A game no longer at the expected version stores nothing, not even the log entry.
+    async with database() as uow:
+        assert await uow.repo.record_change(MoveRecord(game.id, 2, "T", "c", now()), moved, 0, None) is None
+    async with database() as uow:
+        assert [m.seq for m in await uow.repo.get_moves(game.id)] == [1]
+        stored = await uow.repo.get_game(game.id)
+        assert stored is not None and stored.version == 1
     # The constraint holds for raw SQL too, not only through our code.
     engine = sa.create_engine(sync_url(database.url))
     try:

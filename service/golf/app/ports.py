@@ -39,13 +39,12 @@ class SolitaireRepository(Protocol):
     async def list_games(self, limit: int, after: tuple[datetime, str] | None) -> list[GameRecord]: ...
     async def get_moves(self, game_id: str) -> list[MoveRecord]: ...
     async def find_move(self, game_id: str, idempotency_key: str) -> MoveRecord | None: ...
-    async def append_move(self, move: MoveRecord) -> None:
-        """Add a log entry; raises ``DuplicateMove`` when (game, seq) or (game, key) exists."""
-        ...
-
-    async def mark_undone(self, game_id: str, seq: int, undone_by: int) -> None: ...
-    async def save_game(self, game: GameRecord, expected_version: int) -> bool:
-        """Write the game row if it is still at ``expected_version``; False if someone else moved it."""
+    async def record_change(
+        self, entry: MoveRecord, game: GameRecord, expected_version: int, undo_of: int | None
+    ) -> int | None:
+        """Append ``entry`` to the log, mark entry ``undo_of`` undone by it, and write ``game`` if the stored
+        game is still at ``expected_version``; all or nothing. Returns the game's hints count, or None when
+        someone else moved the game first. Raises ``DuplicateMove`` when (game, seq) or (game, key) exists."""
         ...
 
     async def add_hint(self, hint: HintRecord) -> None:

@@ -108,9 +108,10 @@ class SolitaireService:
     deal_cache_size: int = 4096
     state_cache_size: int = 4096
     _deals: OrderedDict[str, DealRecord] = field(default_factory=OrderedDict)
-    # Positions by game id, tagged with the version they belong to: a hit saves replaying the line. The
-    # database stays the source of truth; an entry is used only when its version matches the stored game.
-    _states: OrderedDict[str, tuple[int, State]] = field(default_factory=OrderedDict)
+    # The game rows this process last read or wrote, with their positions. A hit saves replaying the line, and
+    # on the hot path it saves reading the row: a change built on a stale entry is refused by the database's
+    # unique (game, seq) index and retried from a fresh read, so the database stays the source of truth.
+    _games: OrderedDict[str, tuple[GameRecord, State]] = field(default_factory=OrderedDict)
 
     # -- deals ---------------------------------------------------------------------------------------------
     async def create_deal(
@@ -134,7 +135,7 @@ class SolitaireService:
             async with self.uow() as uow:
                 await uow.repo.add_deal(deal)
                 await uow.commit()
-        self._remember(deal)
+        self._remember_deal(deal)
         return deal
 
     async def get_deal(self, deal_id: str) -> DealRecord:
@@ -149,10 +150,10 @@ class SolitaireService:
         deal = await uow.repo.get_deal(deal_id)
         if deal is None:
             raise NotFound(f"no deal {deal_id!r}")
-        self._remember(deal)
+        self._remember_deal(deal)
         return deal
 
-    def _remember(self, deal: DealRecord) -> None:
+    def _remember_deal(self, deal: DealRecord) -> None:
         self._deals[deal.id] = deal
         self._deals.move_to_end(deal.id)
         if len(self._deals) > self.deal_cache_size:
@@ -196,7 +197,7 @@ class SolitaireService:
             )
             await uow.repo.add_game(game)
             await uow.commit()
-        self._remember(deal)
+        self._remember_deal(deal)
         return GameSnapshot(game, deal, state, now)
 
     async def get_game(self, game_id: str) -> GameSnapshot:
@@ -212,26 +213,31 @@ class SolitaireService:
         return GameSnapshot(game, deal, self._state(game, deal), self.clock())
 
     def _state(self, game: GameRecord, deal: DealRecord) -> State:
-        cached = self._states.get(game.id)
-        if cached is not None and cached[0] == game.version:
-            self._states.move_to_end(game.id)
-            return cached[1]
-        state = replay_line(deal, game.line)
-        self._remember_state(game.id, game.version, state)
+        cached = self._games.get(game.id)
+        fresh = cached is not None and cached[0].version == game.version
+        state = cached[1] if cached is not None and fresh else replay_line(deal, game.line)
+        self._remember(game, state)
         return state
 
-    def _remember_state(self, game_id: str, version: int, state: State) -> None:
-        self._states[game_id] = (version, state)
-        self._states.move_to_end(game_id)
-        if len(self._states) > self.state_cache_size:
-            self._states.popitem(last=False)
+    def _remember(self, game: GameRecord, state: State) -> None:
+        self._games[game.id] = (replace(game), state)
+        self._games.move_to_end(game.id)
+        if len(self._games) > self.state_cache_size:
+            self._games.popitem(last=False)
+
+    async def _cached_snapshot(self, uow: UnitOfWork, game_id: str) -> GameSnapshot | None:
+        cached = self._games.get(game_id)
+        if cached is None:
+            return None
+        game, state = cached
+        return GameSnapshot(replace(game), await self._deal(uow, game.deal_id), state, self.clock())
 
     async def snapshots(self, games: list[GameRecord]) -> list[GameSnapshot]:
         """Snapshots of stored games, loading their deals in one go."""
         async with self.uow() as uow:
             deals = await uow.repo.get_deals({g.deal_id for g in games} - set(self._deals))
         for deal in deals.values():
-            self._remember(deal)
+            self._remember_deal(deal)
         now = self.clock()
         out = []
         for g in games:
@@ -326,6 +332,7 @@ class SolitaireService:
                 async with self.uow() as uow:
                     snap = await self._try_change(uow, game_id, intent, key, expected_version, plan)
             except DuplicateMove as dup:
+                self._games.pop(game_id, None)  # another writer (or replica) got there first
                 if not dup.key_taken:
                     continue
                 async with self.uow() as uow:
@@ -340,38 +347,51 @@ class SolitaireService:
     async def _try_change(
         self, uow: UnitOfWork, game_id: str, intent: Intent, key: str, expected_version: int | None, plan: Plan
     ) -> GameSnapshot:
-        snap = await self._snapshot(uow, game_id)
+        snap = await self._cached_snapshot(uow, game_id)
+        change: _Change | None = None
+        # Trust a cached row only to go ahead; any refusal is decided on a fresh read.
+        if snap is not None and expected_version in (None, snap.game.version):
+            try:
+                change = await plan(uow, snap)
+            except IllegalMove:
+                change = None
+        if change is None:
+            snap = await self._snapshot(uow, game_id)
+            if expected_version is not None and expected_version != snap.game.version:
+                stored = await self._stored_result(uow, game_id, intent, key)
+                if stored is not None:
+                    return stored
+                raise StaleVersion(f"the game is at version {snap.game.version}, not {expected_version}", snap)
+            try:
+                change = await plan(uow, snap)
+            except IllegalMove as illegal:
+                stored = await self._stored_result(uow, game_id, intent, key)
+                if stored is not None:
+                    return stored
+                raise MoveRefused(illegal, snap) from None
+        assert snap is not None
         game = snap.game
-        if expected_version is not None and expected_version != game.version:
-            stored = await self._stored_result(uow, game_id, intent, key)
-            if stored is not None:
-                return stored
-            raise StaleVersion(f"the game is at version {game.version}, not {expected_version}", snap)
-        try:
-            change = await plan(uow, snap)
-        except IllegalMove as illegal:
-            stored = await self._stored_result(uow, game_id, intent, key)
-            if stored is not None:
-                return stored
-            raise MoveRefused(illegal, snap) from None
         now = self.clock()
         old_version = game.version
         seq = old_version + 1
-        await uow.repo.append_move(MoveRecord(game_id, seq, change.code, key, now))
-        if change.undo_of is not None:
-            await uow.repo.mark_undone(game_id, change.undo_of, seq)
-            game.undos_used += 1
-        game.version = seq
-        game.line = change.line
-        game.status = change.after.status.value
-        game.score = change.after.score
-        game.updated_at = now
-        if change.after.status is not Status.IN_PROGRESS:
-            game.finished_at = now
-        if not await uow.repo.save_game(game, old_version):
+        game = replace(
+            game,
+            version=seq,
+            line=change.line,
+            status=change.after.status.value,
+            score=change.after.score,
+            updated_at=now,
+            finished_at=now if change.after.status is not Status.IN_PROGRESS else None,
+            undos_used=game.undos_used + (change.undo_of is not None),
+        )
+        entry = MoveRecord(game_id, seq, change.code, key, now)
+        hints_used = await uow.repo.record_change(entry, game, old_version, change.undo_of)
+        if hints_used is None:
+            self._games.pop(game_id, None)
             raise _LostRace
         await uow.commit()
-        self._remember_state(game_id, seq, change.after)
+        game.hints_used = hints_used
+        self._remember(game, change.after)
         return GameSnapshot(game, snap.deal, change.after, now, change.made)
 
     async def _stored_result(self, uow: UnitOfWork, game_id: str, intent: Intent, key: str) -> GameSnapshot | None:
@@ -408,7 +428,7 @@ class SolitaireService:
         start = State.initial(snap.deal.rules, snap.deal.layout)
         verdict = await self.solver.verdict(start, self.solver_budget)
         deal = await self.dealer.save_verdict(snap.deal, verdict)
-        self._remember(deal)
+        self._remember_deal(deal)
         return replace(snap, deal=deal)
 
     # -- hints ---------------------------------------------------------------------------------------------

@@ -61,18 +61,25 @@ class FakeRepository:
     async def find_move(self, game_id: str, idempotency_key: str) -> MoveRecord | None:
         return next((m for m in self.t.moves if (m.game_id, m.idempotency_key) == (game_id, idempotency_key)), None)
 
-    async def append_move(self, move: MoveRecord) -> None:
+    async def record_change(
+        self, entry: MoveRecord, game: GameRecord, expected_version: int, undo_of: int | None
+    ) -> int | None:
         for m in self.t.moves:
-            if m.game_id == move.game_id and m.idempotency_key == move.idempotency_key:
+            if m.game_id == entry.game_id and m.idempotency_key == entry.idempotency_key:
                 raise DuplicateMove(key_taken=True)
-            if m.game_id == move.game_id and m.seq == move.seq:
+            if m.game_id == entry.game_id and m.seq == entry.seq:
                 raise DuplicateMove(key_taken=False)
-        self.t.moves.append(move)
-
-    async def mark_undone(self, game_id: str, seq: int, undone_by: int) -> None:
-        self.t.moves = [
-            replace(m, undone_by=undone_by) if (m.game_id, m.seq) == (game_id, seq) else m for m in self.t.moves
-        ]
+        current = self.t.games.get(game.id)
+        if current is None or current.version != expected_version:
+            return None
+        self.t.moves.append(entry)
+        if undo_of is not None:
+            self.t.moves = [
+                replace(m, undone_by=entry.seq) if (m.game_id, m.seq) == (entry.game_id, undo_of) else m
+                for m in self.t.moves
+            ]
+        self.t.games[game.id] = replace(copy.deepcopy(game), hints_used=current.hints_used)
+        return current.hints_used
 
     async def add_hint(self, hint: HintRecord) -> None:
         if await self.find_hint(hint.game_id, hint.idempotency_key):
@@ -113,13 +120,6 @@ class FakeRepository:
         if (day, preset) in self.t.daily:
             raise AlreadyStored("daily_deals_pkey")
         self.t.daily[(day, preset)] = deal_id
-
-    async def save_game(self, game: GameRecord, expected_version: int) -> bool:
-        current = self.t.games.get(game.id)
-        if current is None or current.version != expected_version:
-            return False
-        self.t.games[game.id] = copy.deepcopy(game)
-        return True
 
 
 class FakeUnitOfWork:

@@ -31,6 +31,42 @@ _GAME_COLUMNS = (
 _MOVE_COLUMNS = "game_id, seq, code, idempotency_key, created_at, undone_by"
 _ROUND_COLUMNS = "id, preset, rules, holes, par, winnable_only, difficulty, created_at"
 
+# One statement, so one round trip, for the hot path on PostgreSQL: the log entry, the undo mark and the game
+# row together. If the game is not at the expected version the division by zero aborts the whole statement, so
+# the entry is never stored without the game (normally the unique (game, seq) index refuses it first).
+_PG_RECORD_CHANGE = """
+WITH entry AS (
+    INSERT INTO moves (game_id, seq, code, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq
+), undone AS (
+    UPDATE moves SET undone_by = (SELECT seq FROM entry) WHERE game_id = ? AND seq = ?
+), game AS (
+    UPDATE games SET version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ?, undos_used = ?
+    WHERE id = ? AND version = ? RETURNING hints_used
+)
+SELECT (SELECT hints_used FROM game) AS hints_used, 1 / (SELECT count(*) FROM game)::int AS ok
+"""
+
+
+def _change_args(entry: MoveRecord, game: GameRecord, expected_version: int, undo_of: int | None) -> tuple[Any, ...]:
+    return (
+        entry.game_id,
+        entry.seq,
+        entry.code,
+        entry.idempotency_key,
+        entry.created_at,
+        entry.game_id,
+        undo_of,
+        game.version,
+        game.status,
+        game.score,
+        ",".join(game.line),
+        game.updated_at,
+        game.finished_at,
+        game.undos_used,
+        game.id,
+        expected_version,
+    )
+
 
 def _when(value: Any) -> datetime:
     # asyncpg gives aware datetimes; SQLite gives the naive UTC text we stored.
@@ -210,27 +246,33 @@ class SqlRepository:
         )
         return _move(row) if row else None
 
-    async def append_move(self, move: MoveRecord) -> None:
+    async def record_change(
+        self, entry: MoveRecord, game: GameRecord, expected_version: int, undo_of: int | None
+    ) -> int | None:
         try:
+            if self.tx.dialect == "postgresql":
+                row = await self.tx.fetchone_atomic(
+                    _PG_RECORD_CHANGE, *_change_args(entry, game, expected_version, undo_of)
+                )
+                return None if row is None else int(row["hints_used"])
             await self.tx.execute(
                 "INSERT INTO moves (game_id, seq, code, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?)",
-                move.game_id,
-                move.seq,
-                move.code,
-                move.idempotency_key,
-                move.created_at,
+                entry.game_id,
+                entry.seq,
+                entry.code,
+                entry.idempotency_key,
+                entry.created_at,
             )
         except UniqueViolation as err:
             key_taken = "uq_moves_game_key" in err.constraint or "moves.idempotency_key" in err.constraint
             raise DuplicateMove(key_taken=key_taken) from err
-
-    async def mark_undone(self, game_id: str, seq: int, undone_by: int) -> None:
-        await self.tx.execute("UPDATE moves SET undone_by = ? WHERE game_id = ? AND seq = ?", undone_by, game_id, seq)
-
-    async def save_game(self, game: GameRecord, expected_version: int) -> bool:
-        changed = await self.tx.execute(
+        if undo_of is not None:
+            await self.tx.execute(
+                "UPDATE moves SET undone_by = ? WHERE game_id = ? AND seq = ?", entry.seq, entry.game_id, undo_of
+            )
+        row = await self.tx.fetchone(
             "UPDATE games SET version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ?, "
-            "undos_used = ? WHERE id = ? AND version = ?",
+            "undos_used = ? WHERE id = ? AND version = ? RETURNING hints_used",
             game.version,
             game.status,
             game.score,
@@ -241,7 +283,7 @@ class SqlRepository:
             game.id,
             expected_version,
         )
-        return changed == 1
+        return None if row is None else int(row["hints_used"])
 
     async def add_hint(self, hint: HintRecord) -> None:
         try:
