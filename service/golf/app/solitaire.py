@@ -7,6 +7,7 @@ idempotency key gets the stored result; races between writers are settled by the
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import json
@@ -112,6 +113,7 @@ class SolitaireService:
     # on the hot path it saves reading the row: a change built on a stale entry is refused by the database's
     # unique (game, seq) index and retried from a fresh read, so the database stays the source of truth.
     _games: OrderedDict[str, tuple[GameRecord, State]] = field(default_factory=OrderedDict)
+    _verdicts: dict[str, asyncio.Task[DealRecord]] = field(default_factory=dict)
 
     # -- deals ---------------------------------------------------------------------------------------------
     async def create_deal(
@@ -299,7 +301,7 @@ class SolitaireService:
                 snap = await self._snapshot(uow, game_id)
                 stored = await self._stored_result(uow, game_id, AUTOPLAY, idempotency_key)
             if stored is not None:
-                return await self._with_verdict(stored)
+                return await self._with_verdict(stored, wait=False)
             run: tuple[PlayColumn, ...] = ()
             if snap.state.status is Status.IN_PROGRESS:
                 run = await self.solver.autoplay_run(snap.state, self.solver_budget)
@@ -341,7 +343,7 @@ class SolitaireService:
                 snap = stored
             except _LostRace:
                 continue
-            return await self._with_verdict(snap)
+            return await self._with_verdict(snap, wait=False)
         raise Conflict(f"game {game_id!r} changed too often while this request was tried; retry")
 
     async def _try_change(
@@ -421,15 +423,32 @@ class SolitaireService:
         made = () if stored.code == UNDO else tuple(action_moves(stored.code))
         return GameSnapshot(at, deal, state, stored.created_at, made, replayed=True)
 
-    async def _with_verdict(self, snap: GameSnapshot) -> GameSnapshot:
-        """Once a game is over its deal carries the solver's verdict ("you could have won like this")."""
+    async def _with_verdict(self, snap: GameSnapshot, wait: bool = True) -> GameSnapshot:
+        """Once a game is over its deal carries the solver's verdict ("you could have won like this").
+
+        Moves never wait for it (the solver may take a while): they start it in the background, and reading the
+        game (``wait``) waits for it.
+        """
         if snap.state.status is Status.IN_PROGRESS or snap.deal.verdict is not None:
             return snap
-        start = State.initial(snap.deal.rules, snap.deal.layout)
-        verdict = await self.solver.verdict(start, self.solver_budget)
-        deal = await self.dealer.save_verdict(snap.deal, verdict)
-        self._remember_deal(deal)
-        return replace(snap, deal=deal)
+        cached = self._deals.get(snap.deal.id)
+        if cached is not None and cached.verdict is not None:
+            return replace(snap, deal=cached)
+        task = self._verdicts.get(snap.deal.id)
+        if task is None:
+            task = self._verdicts[snap.deal.id] = asyncio.create_task(self._decide(snap.deal))
+        if not wait:
+            return snap
+        return replace(snap, deal=await asyncio.shield(task))
+
+    async def _decide(self, deal: DealRecord) -> DealRecord:
+        try:
+            verdict = await self.solver.verdict(State.initial(deal.rules, deal.layout), self.solver_budget)
+            decided = await self.dealer.save_verdict(deal, verdict)
+            self._remember_deal(decided)
+            return decided
+        finally:
+            self._verdicts.pop(deal.id, None)
 
     # -- hints ---------------------------------------------------------------------------------------------
     async def hint(self, game_id: str, idempotency_key: str) -> tuple[Move, GameSnapshot, bool]:

@@ -162,6 +162,8 @@ async def test_verdict_after_the_game(games: SolitaireService) -> None:
     assert snap.deal.verdict is None
     while snap.state.status is Status.IN_PROGRESS:
         snap = await games.play_move(game_id, snap.state.legal_moves()[-1], f"m{snap.game.version}")
+    # The last move does not wait for the solver; reading the game does.
+    snap = await games.get_game(game_id)
     verdict = snap.deal.verdict
     assert verdict is not None and verdict.winnable is True
     state = State.initial(snap.deal.rules, snap.deal.layout)
@@ -174,6 +176,7 @@ async def test_verdict_after_the_game(games: SolitaireService) -> None:
     lost = await games.get_game(lost_id)
     while lost.state.status is Status.IN_PROGRESS:
         lost = await games.play_move(lost_id, lost.state.legal_moves()[-1], f"m{lost.game.version}")
+    lost = await games.get_game(lost_id)
     assert lost.deal.verdict is not None and lost.deal.verdict.winnable is False
     assert lost.deal.verdict.fewest_left == solve(State.initial(lost.deal.rules, lost.deal.layout)).cards_left
     assert replace(lost.deal.verdict, solution=()) == lost.deal.verdict
