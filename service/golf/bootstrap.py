@@ -16,6 +16,8 @@ from grpc_health.v1 import health_pb2
 
 from golf.adapters.db.repository import Database
 from golf.adapters.grpc_server import SERVICE_NAME, build_grpc_server
+from golf.adapters.health import LIVENESS, Readiness
+from golf.adapters.metrics import Metrics, TimedSolver
 from golf.adapters.rest import build_rest_app
 from golf.adapters.settings import Settings
 from golf.adapters.solver_pool import ProcessPoolSolver
@@ -38,21 +40,30 @@ class Container:
     dealer: Dealer
     refill_dealer: Dealer
     handlers: SolitaireHandlers
+    metrics: Metrics
 
 
 def build(settings: Settings) -> Container:
     database = Database(settings.database_url, settings.db_pool_size, settings.sqlite_synchronous)
     solver = ProcessPoolSolver(settings.solver_workers)
     background = ProcessPoolSolver(1, nice=10)
+    metrics = Metrics(settings.metrics_refresh_seconds)
+    metrics.count_games_with(lambda: _games_in_progress(database))
     deal_settings = DealSettings(
         solver_budget=settings.solver_budget,
         pool_size=settings.pool_size,
         pool_presets=tuple(p.strip() for p in settings.pool_presets.split(",") if p.strip()),
     )
-    services = build_services(database, utc_now, solver, deal_settings)
-    refill = Dealer(database, utc_now, background, deal_settings)
+    services = build_services(database, utc_now, TimedSolver(solver, metrics), deal_settings)
+    refill = Dealer(database, utc_now, TimedSolver(background, metrics), deal_settings)
     handlers = SolitaireHandlers(services.games, services.rounds, services.dealer)
-    return Container(database, solver, background, services.dealer, refill, handlers)
+    return Container(database, solver, background, services.dealer, refill, handlers, metrics)
+
+
+async def _games_in_progress(database: Database) -> int:
+    async with database() as uow:
+        row = await uow.repo.tx.fetchone("SELECT COUNT(*) AS n FROM games WHERE status = 'in_progress'")
+    return int(row["n"]) if row else 0
 
 
 class _Uvicorn(uvicorn.Server):
@@ -66,10 +77,13 @@ class _Uvicorn(uvicorn.Server):
 async def serve(settings: Settings) -> None:
     """Serve REST and gRPC until SIGTERM or SIGINT, then finish requests in flight and exit."""
     container = build(settings)
-    app: FastAPI = build_rest_app(container.handlers.rpcs())
-    grpc_server, health_servicer, grpc_port = build_grpc_server(
-        container.handlers.rpcs(), f"{settings.host}:{settings.grpc_port}"
+    metrics = container.metrics
+    rpcs = metrics.count_moves(container.handlers.rpcs())
+    grpc_server, health_servicer, grpc_port = build_grpc_server(rpcs, f"{settings.host}:{settings.grpc_port}", metrics)
+    readiness = Readiness(
+        container.database, health_servicer, ("", SERVICE_NAME), on_change=lambda ready: metrics.ready.set(ready)
     )
+    app: FastAPI = build_rest_app(rpcs, metrics, readiness)
     http = _Uvicorn(
         uvicorn.Config(
             app,
@@ -79,6 +93,7 @@ async def serve(settings: Settings) -> None:
             access_log=settings.access_log,
             http="httptools",
             lifespan="off",
+            log_config=None,  # our handlers (``golf.adapters.logs``), not uvicorn's
         )
     )
     stopping = asyncio.Event()
@@ -86,10 +101,10 @@ async def serve(settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
 
-    await container.database.ping()
     await grpc_server.start()
-    for name in ("", SERVICE_NAME):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
+    await readiness.check()  # SERVING for "" and the service only once the database and schema are ready
+    watch_task = asyncio.create_task(readiness.watch(settings.readiness_interval_seconds))
     http_task = asyncio.create_task(http.serve())
     refill_task = asyncio.create_task(container.refill_dealer.refill_forever()) if settings.pool_size else None
     log.info("serving gRPC on %s:%d and REST on %s:%d", settings.host, grpc_port, settings.host, settings.http_port)
@@ -97,7 +112,8 @@ async def serve(settings: Settings) -> None:
     await asyncio.wait({http_task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
 
     log.info("shutting down: finishing requests in flight")
-    await health_servicer.enter_graceful_shutdown()
+    await readiness.stop()  # /readyz 503 and gRPC health NOT_SERVING before requests in flight finish
+    watch_task.cancel()
     http.should_exit = True
     # gRPC cancels calls it has received but not yet handed to a handler when stop() begins; keep serving a
     # moment so calls sent before the signal are taken up (load balancers see NOT_SERVING meanwhile).

@@ -6,15 +6,20 @@ strings, 64-bit integers as strings, fields with default values included).
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+from time import perf_counter
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
 
+from golf.adapters.health import Readiness
 from golf.adapters.json_input import parse_body, parse_object
+from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
+from golf.adapters.metrics import CONTENT_TYPE_LATEST, Metrics
 from golf.adapters.openapi import components, rpc_openapi
 from golf.adapters.proto_json import to_json
 from golf.api.errors import ApiError, internal_error, to_api_error
@@ -26,15 +31,12 @@ log = logging.getLogger("golf.rest")
 JSON = "application/json"
 
 
-def _error_response(err: ApiError) -> Response:
-    return Response(to_json(err.body), status_code=err.http_status, media_type=JSON)
-
-
-def _route(rpc: Rpc) -> Any:
+def _route(rpc: Rpc, metrics: Metrics | None) -> Any:
     path_fields = re.findall(r"{(\w+)}", rpc.http_path)
     has_body = rpc.http_method == "POST"
+    observe = metrics.route(rpc.http_method, rpc.http_path).observe if metrics is not None else None
 
-    async def endpoint(request: Request) -> Response:
+    async def answer(request: Request) -> tuple[bytes, int]:
         try:
             message = rpc.request()
             if has_body:
@@ -44,21 +46,56 @@ def _route(rpc: Rpc) -> Any:
             if path_fields:
                 parse_object({f: request.path_params[f] for f in path_fields}, message)
             reply = await rpc.handler(message)
-            return Response(to_json(reply), media_type=JSON)
+            return to_json(reply), 200
         except ApiError as err:
-            return _error_response(err)
+            failure = err
         except AppError as err:
-            return _error_response(to_api_error(err))
+            failure = to_api_error(err)
         except Exception:
             log.exception("unhandled error in %s", rpc.name)
-            return _error_response(internal_error())
+            failure = internal_error()
+        return to_json(failure.body), failure.http_status
+
+    async def endpoint(request: Request) -> Response:
+        start = perf_counter()
+        rid = accept_request_id(request.headers.get(REQUEST_ID_HEADER))
+        request_id.set(rid)
+        body, status = await answer(request)
+        if observe is not None:
+            observe(status, perf_counter() - start)
+        return Response(body, status_code=status, media_type=JSON, headers={REQUEST_ID_HEADER: rid})
 
     endpoint.__name__ = rpc.name
     return endpoint
 
 
-def build_rest_app(rpcs: list[Rpc]) -> FastAPI:
-    """The FastAPI app serving every RPC at its REST route, with OpenAPI at ``/openapi.json`` and ``/docs``."""
+def _operations(app: FastAPI, metrics: Metrics | None, readiness: Readiness | None) -> None:
+    """``/healthz`` (live), ``/readyz`` (ready: database and schema) and ``/metrics`` (Prometheus), outside the
+    API's OpenAPI document."""
+
+    async def healthz() -> Response:
+        return Response(b'{"status":"ok"}', media_type=JSON)
+
+    async def readyz() -> Response:
+        if readiness is None:
+            return Response(b'{"status":"ready"}', media_type=JSON)
+        verdict = await readiness.check()
+        body = {"status": "ready" if verdict.ready else "not ready", "checks": verdict.checks}
+        return Response(json.dumps(body).encode(), status_code=200 if verdict.ready else 503, media_type=JSON)
+
+    app.add_api_route("/healthz", healthz, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/readyz", readyz, methods=["GET"], include_in_schema=False)
+    if metrics is not None:
+
+        async def metrics_page() -> Response:
+            return Response(await metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+
+        app.add_api_route("/metrics", metrics_page, methods=["GET"], include_in_schema=False)
+
+
+def build_rest_app(rpcs: list[Rpc], metrics: Metrics | None = None, readiness: Readiness | None = None) -> FastAPI:
+    """The FastAPI app serving every RPC at its REST route, with OpenAPI at ``/openapi.json`` and ``/docs``,
+    and the operations endpoints ``/healthz``, ``/readyz`` and ``/metrics``."""
     app = FastAPI(
         title="Golf game service",
         version="1.0.0",
@@ -69,13 +106,14 @@ def build_rest_app(rpcs: list[Rpc]) -> FastAPI:
     for rpc in rpcs:
         app.add_api_route(
             rpc.http_path,
-            _route(rpc),
+            _route(rpc, metrics),
             methods=[rpc.http_method],
             summary=rpc.summary,
             operation_id=rpc.name,
             openapi_extra=rpc_openapi(rpc),
             tags=["solitaire"],
         )
+    _operations(app, metrics, readiness)
     messages = [m.DESCRIPTOR for rpc in rpcs for m in (rpc.request, rpc.response)] + [errors_pb2.Error.DESCRIPTOR]
 
     def openapi() -> dict[str, Any]:

@@ -30,8 +30,14 @@ class Settings(BaseSettings):
     pool_presets: str = "standard,queens-on-kings,wrap"
     """Presets the pool keeps ready (comma-separated)."""
     log_level: str = "info"
+    log_format: Literal["json", "text"] = "json"
+    """``json``: one JSON object per line with the request id (for log collectors); ``text`` for a terminal."""
     access_log: bool = False
     """One log line per HTTP request (costs CPU on the hot path)."""
+    readiness_interval_seconds: float = 5.0
+    """How often the database and schema are re-checked for the gRPC health status (``/readyz`` checks on call)."""
+    metrics_refresh_seconds: float = 15.0
+    """``/metrics`` counts games in progress in the database at most this often."""
     sqlite_synchronous: Literal["NORMAL", "FULL", "EXTRA"] = "FULL"
     """SQLite's ``synchronous`` pragma: FULL makes each acknowledged move durable even across a power cut;
     NORMAL survives process crashes only and is faster."""

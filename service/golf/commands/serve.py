@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 
 from golf.adapters.settings import Settings
 
@@ -15,10 +14,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(_args: argparse.Namespace) -> int:
+    from golf.adapters.logs import configure_logging
     from golf.bootstrap import serve
 
     settings = Settings()
-    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging(settings.log_level, settings.log_format)
     try:
         import uvloop
     except ImportError:  # not on every platform
