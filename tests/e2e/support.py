@@ -45,6 +45,12 @@ ERROR_TABLE: dict[int, tuple[grpc.StatusCode, int]] = {
     R.ERROR_REASON_STOCK_EMPTY: (grpc.StatusCode.FAILED_PRECONDITION, 409),
     R.ERROR_REASON_DRAW_NOT_ALLOWED: (grpc.StatusCode.FAILED_PRECONDITION, 409),
     R.ERROR_REASON_GAME_OVER: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_NOTHING_TO_UNDO: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_UNDO_NOT_ALLOWED: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_UNDO_LIMIT_REACHED: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_NOTHING_TO_PLAY: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_ROUND_OVER: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_DEAL_UNAVAILABLE: (grpc.StatusCode.UNAVAILABLE, 503),
 }
 
 
@@ -275,6 +281,38 @@ class Rest:
         body.ClearField("game_id")  # it travels in the path
         return self.post(f"/v1/games/{req.game_id}/moves", body, pb.PlayMoveResponse)
 
+    def list_moves(self, game_id: str) -> Reply:
+        return self.request("GET", f"/v1/games/{game_id}/moves", pb.ListMovesResponse)
+
+    def _action(self, verb: str, req: Any, response: type[Message]) -> Reply:
+        """``POST /v1/games/{gameId}:verb`` with the request (less the game id, which is in the path) as body."""
+        body = type(req)()
+        body.CopyFrom(req)
+        body.ClearField("game_id")
+        return self.post(f"/v1/games/{req.game_id}:{verb}", body, response)
+
+    def hint(self, req: pb.HintRequest) -> Reply:
+        return self._action("hint", req, pb.HintResponse)
+
+    def undo(self, req: pb.UndoRequest) -> Reply:
+        return self._action("undo", req, pb.UndoResponse)
+
+    def auto_play(self, req: pb.AutoPlayRequest) -> Reply:
+        return self._action("autoPlay", req, pb.AutoPlayResponse)
+
+    def create_round(self, req: pb.CreateRoundRequest) -> Reply:
+        return self.post("/v1/rounds", req, pb.CreateRoundResponse)
+
+    def get_round(self, round_id: str) -> Reply:
+        return self.request("GET", f"/v1/rounds/{round_id}", pb.GetRoundResponse)
+
+    def start_next_hole(self, round_id: str) -> Reply:
+        return self.post(f"/v1/rounds/{round_id}:nextHole", {}, pb.StartNextHoleResponse)
+
+    def get_daily_deal(self, date: str, preset: str = "") -> Reply:
+        params = {"preset": preset} if preset else {}
+        return self.request("GET", f"/v1/dailyDeals/{date}", pb.GetDailyDealResponse, params=params)
+
 
 JSON_TYPE = "application/json"
 
@@ -326,6 +364,30 @@ class Grpc:
 
     def play_move(self, req: pb.PlayMoveRequest) -> Reply:
         return self.call("PlayMove", req)
+
+    def list_moves(self, game_id: str) -> Reply:
+        return self.call("ListMoves", pb.ListMovesRequest(game_id=game_id))
+
+    def hint(self, req: pb.HintRequest) -> Reply:
+        return self.call("Hint", req)
+
+    def undo(self, req: pb.UndoRequest) -> Reply:
+        return self.call("Undo", req)
+
+    def auto_play(self, req: pb.AutoPlayRequest) -> Reply:
+        return self.call("AutoPlay", req)
+
+    def create_round(self, req: pb.CreateRoundRequest) -> Reply:
+        return self.call("CreateRound", req)
+
+    def get_round(self, round_id: str) -> Reply:
+        return self.call("GetRound", pb.GetRoundRequest(round_id=round_id))
+
+    def start_next_hole(self, round_id: str) -> Reply:
+        return self.call("StartNextHole", pb.StartNextHoleRequest(round_id=round_id))
+
+    def get_daily_deal(self, date: str, preset: str = "") -> Reply:
+        return self.call("GetDailyDeal", pb.GetDailyDealRequest(date=date, preset=preset))
 
 
 Client = Rest | Grpc
@@ -380,7 +442,8 @@ def unfit_column(game: solitaire_pb2.Game) -> int | None:
 
 # -- scrubbing for parity ----------------------------------------------------------------------------------------
 _VOLATILE = {
-    "golf.v1.Game": ("id", "deal_id", "create_time", "update_time", "elapsed"),
+    # post_mortem: the reply to a game's last move may come before or after the solver's verdict (GetGame waits).
+    "golf.v1.Game": ("id", "deal_id", "create_time", "update_time", "elapsed", "post_mortem"),
     "golf.v1.Deal": ("id", "create_time"),
 }
 
@@ -461,3 +524,61 @@ def canonical_rules(rules: solitaire_pb2.SolitaireRules) -> str:
 
 def commitment(algorithm: str, seed: str, rules: solitaire_pb2.SolitaireRules) -> str:
     return hashlib.sha256(f"{algorithm}\n{seed}\n{canonical_rules(rules)}".encode()).hexdigest()
+
+
+# -- client-side replay of a line of moves -----------------------------------------------------------------------
+@dataclass
+class Board:
+    """A position recomputed on the client from a deal's public layout and moves that name their cards."""
+
+    rules: solitaire_pb2.SolitaireRules
+    columns: list[list[Any]]
+    top: Any
+    stock_left: int
+    turned: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, deal: solitaire_pb2.Deal) -> Board:
+        return cls(deal.rules, [list(col.cards) for col in deal.columns], deal.start_card, deal.stock_count)
+
+    @classmethod
+    def of_game(cls, game: solitaire_pb2.Game) -> Board:
+        return cls(game.rules, [list(col.cards) for col in game.columns], game.pile_top, game.stock_count)
+
+    def fitting_columns(self) -> list[int]:
+        return [i for i, col in enumerate(self.columns) if col and fits(self.rules, col[-1].rank, self.top.rank)]
+
+    def apply(self, move: solitaire_pb2.Move) -> None:
+        """Apply ``move`` after checking it is legal by the rules, as the client understands them."""
+        if move.WhichOneof("kind") == "play_column":
+            col = self.columns[move.play_column.column]
+            assert col, f"column {move.play_column.column} is empty"
+            assert fits(self.rules, col[-1].rank, self.top.rank), f"{col[-1].code} does not fit on {self.top.code}"
+            if move.play_column.HasField("card"):
+                assert move.play_column.card.code == col[-1].code, (move, col[-1].code)
+            self.top = col.pop()
+            return
+        assert move.WhichOneof("kind") == "draw_stock", move
+        assert self.stock_left > 0, "draw from an empty stock"
+        assert not (self.rules.draw_only_when_stuck and self.fitting_columns()), "draw while a card fits"
+        assert move.draw_stock.HasField("card"), "a replayable line names the cards it turns"
+        self.top = move.draw_stock.card
+        self.stock_left -= 1
+        self.turned.append(move.draw_stock.card.code)
+
+    @property
+    def cards_left(self) -> int:
+        return sum(len(col) for col in self.columns)
+
+    @property
+    def score(self) -> int:
+        """Golf's score: cards left in the columns, or minus the stock cards left once they are cleared."""
+        return self.cards_left if self.cards_left else -self.stock_left
+
+    def key(self) -> tuple[Any, ...]:
+        return ([[c.code for c in col] for col in self.columns], self.top.code, self.stock_left)
+
+
+def game_key(game: solitaire_pb2.Game) -> tuple[Any, ...]:
+    """A game's position in the same form as ``Board.key``."""
+    return Board.of_game(game).key()

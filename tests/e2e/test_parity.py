@@ -110,6 +110,10 @@ def test_whole_game_is_the_same_over_rest_and_grpc(rest: Rest, grpc_client: Grpc
 
     assert game_r.HasField("reveal") and game_g.HasField("reveal")
     same(rest.get_game(game_r.id), grpc_client.get_game(game_g.id))
+    # Reading a finished game waits for the solver's verdict: both transports show the same one.
+    final_r = rest.get_game(game_r.id).expect_ok().game
+    final_g = grpc_client.get_game(game_g.id).expect_ok().game
+    assert final_r.HasField("post_mortem") and final_r.post_mortem == final_g.post_mortem
     play_both(move_request(game_r, draw()))  # GAME_OVER on both
     # The finished games, as listed: each listing has the game; the two entries agree.
     listed_r = {g.id: g for g in rest.list_games(page_size=100).expect_ok().games}
