@@ -93,15 +93,17 @@ class _Search:
         ]
         self.fitmask = [sum(1 << r for r in fr) for fr in self.fitranks]
         self.memo: dict[int, int] = {}
+        self.bound_cache: dict[int, int] = {}
         self.best_left = _INF
         self.best_path: list[int] = []
 
-    def run(self, k: int, improve: bool) -> int:
+    def run(self, k: int, floor: int) -> int:
         """Depth-first search for a line leaving fewer than ``k`` cards.
 
-        Without ``improve`` it stops at the first such line and returns -1; with it, each line found lowers
-        ``k`` to its cards left and the search goes on (branch and bound), returning the fewest cards left. A
-        search that finds nothing returns a proven lower bound (at least ``k``) on the cards left. The best line
+        A line leaving ``floor`` cards or fewer (a proven lower bound) ends the search, which returns -1. Any
+        other line found lowers ``k`` to its cards left and the search goes on (branch and bound). A search that
+        ends without a line leaving ``floor`` or fewer returns a proven lower bound on the cards left: at least
+        ``k`` when no line was found, else the fewest cards left. The best line
         is kept in ``best_path`` / ``best_left``; ``memo`` keeps a proven lower bound for every position seen.
         """
         ncol = len(self.colranks)
@@ -147,7 +149,10 @@ class _Search:
                 with_top[top] += 1
                 per_top.append(with_top)
             supply.append(per_top)
-        stock_mask = [sum(1 << r for r in range(1, 14) if row[r]) for row in stock_rows]
+        # Ranks of stock cards, from index t on, on which a card may go (they can start a run); their count.
+        open_mask = [sum(1 << r for r in range(1, 14) if row[r] and fitmask[r]) for row in stock_rows]
+        open_count = [sum(row[r] for r in range(1, 14) if fitmask[r]) for row in stock_rows]
+        kings_sink = not fitmask[13]
         # Ranks q whose card may go on a card of rank q - 1 / q + 1, as masks and per rank.
         down_ok = [False] + [q > 1 and fits(q, q - 1) for q in range(1, 14)] + [False]
         up_ok = [False] + [q < 13 and fits(q, q + 1) for q in range(1, 14)] + [False]
@@ -158,31 +163,58 @@ class _Search:
         wrap_mask_a = 2 if ace_on_king else 0
         wrap_mask_k = 1 << 13 if king_on_ace else 0
 
+        # The bound depends on the column cards' counts per rank: packed into ``cntkey``.
+        cbits = max(max(colcnt), 1).bit_length()
+        cunits = [1 << (cbits * r) for r in range(15)]
+        cntkey = sum(colcnt[r] << (cbits * r) for r in range(15))
+        bound_cache = self.bound_cache
+
         best_left = self.best_left
         path: list[int] = []
         best_path = self.best_path
         positions = self.positions
 
-        def bound(t: int, ctop: int) -> int:
-            """Lower bound on the cards left: dead ranks, then the predecessor matching."""
+        def bound(t: int, ctop: int, bkey: int) -> int:
+            """Lower bound on the cards left: unreachable ranks, kings that end runs, the predecessor matching."""
             st = supply[t][ctop]
-            avail = present | stock_mask[t] | (1 << ctop)
-            live = ((avail << 1) & down_mask) | ((avail >> 1) & up_mask)
-            live |= ((avail >> 12) & wrap_mask_a) | ((avail << 12) & wrap_mask_k)
-            dead = present & ~live
-            stuck = 0
             cnt = colcnt
-            if dead:
-                # Cards of a dead rank and all behind them stay; they no longer need or give a predecessor.
-                cnt = colcnt[:]
+            pres = present
+            stuck = 0
+            starters = open_mask[t] | (1 << ctop if ctop else 0)
+            while True:
+                # Ranks of column cards reachable from the starters through column cards.
+                reach = 0
+                src = starters
+                while src:
+                    nxt = (((src << 1) & down_mask) | ((src >> 1) & up_mask)) & pres & ~reach
+                    if wrap_mask_a | wrap_mask_k:
+                        nxt |= (((src >> 12) & wrap_mask_a) | ((src << 12) & wrap_mask_k)) & pres & ~reach
+                    reach |= nxt
+                    src = nxt
+                dead = pres & ~reach
+                if not dead:
+                    break
+                bkey = -1
+                # Cards of an unreachable rank and all behind them stay; they no longer need or give a predecessor.
+                if cnt is colcnt:
+                    cnt = colcnt[:]
+                    cut = [0] * ncol
                 for c in range(ncol):
                     cr = colranks[c]
-                    for h in range(heights[c], 0, -1):
+                    for h in range(heights[c], cut[c], -1):
                         if dead >> cr[h] & 1:
-                            stuck += h
-                            for i in range(1, h + 1):
+                            stuck += h - cut[c]
+                            for i in range(cut[c] + 1, h + 1):
                                 cnt[cr[i]] -= 1
+                            cut[c] = h
                             break
+                pres = 0
+                for r in range(1, 14):
+                    if cnt[r]:
+                        pres |= 1 << r
+            kings_over = 0
+            if kings_sink:
+                kings_over = cnt[13] - open_count[t] - (1 if ctop else 0)
             unmatched = 0
             r_prev = 0
             r_cur = cnt[1] + st[1]
@@ -211,10 +243,16 @@ class _Search:
                     unmatched -= d if d < s else s
                 if unmatched < 0:
                     unmatched = 0
+            if kings_over > unmatched:
+                # Nothing goes on a king, so each king played ends a run, and a run needs a starter.
+                unmatched = kings_over
+            if bkey >= 0:
+                # Without stuck cards the bound depends only on the counts per rank, the stock and the top.
+                bound_cache[bkey] = unmatched
             return stuck + unmatched
 
         def dfs(top: int, t: int, hkey: int, left: int) -> int:
-            nonlocal present, positions, best_left, best_path, k
+            nonlocal present, positions, best_left, best_path, k, cntkey
             if not left:
                 best_left = 0
                 best_path = path[:]
@@ -227,7 +265,10 @@ class _Search:
             positions += 1
             if positions > budget:
                 raise _BudgetExceeded
-            lb = bound(t, ctop)
+            bkey = (((cntkey << tbits) | t) << 4) | ctop
+            lb = bound_cache.get(bkey)
+            if lb is None:
+                lb = bound(t, ctop, bkey)
             if lb >= k:
                 memo[key] = lb
                 return lb
@@ -252,12 +293,14 @@ class _Search:
                 colcnt[r] = n
                 if not n:
                     present ^= 1 << r
+                cntkey -= cunits[r]
                 path.append(c)
                 got = dfs(r, t, hkey - units[c], left - 1)
                 path.pop()
                 if not n:
                     present |= 1 << r
                 colcnt[r] = n + 1
+                cntkey += cunits[r]
                 if h > 1:
                     frontcols[cr[h - 1]] ^= bit
                 frontcols[r] |= bit
@@ -280,7 +323,7 @@ class _Search:
                     best_left = left
                     best_path = path[:]
                 if left < k:
-                    if not improve:
+                    if left <= floor:
                         return -1
                     k = left
                 value = left
@@ -348,11 +391,12 @@ def solve(state: State, budget: int | None = None, *, fewest_cards: bool = True)
     winnable: bool | None = None
     proven = 0
     try:
-        got = search.run(1, improve=False)
+        got = search.run(1, 0)
         winnable = got < 0
         proven = 0 if winnable else got
         if not winnable and fewest_cards and search.best_left > proven:
-            proven = search.run(search.best_left, improve=True)
+            got = search.run(search.best_left, proven)
+            proven = search.best_left if got < 0 else got
     except _BudgetExceeded:
         pass
     moves, cards, stock_left = search.moves_of(search.best_path)
