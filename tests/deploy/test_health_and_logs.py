@@ -1,0 +1,87 @@
+"""Readiness follows the database and the schema; logs are JSON lines carrying the request id; metrics count."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+
+from golf.adapters.db.migrate import upgrade
+from golf.adapters.db.repository import Database
+from golf.adapters.health import Readiness
+from golf.adapters.logs import JsonFormatter, accept_request_id, request_id
+from golf.adapters.metrics import Metrics
+from golf.api.handlers import Rpc
+
+
+async def test_ready_only_at_head_or_newer(sqlite_url: str) -> None:
+    db = Database(sqlite_url)
+    try:
+        readiness = Readiness(db, None, ())
+        verdict = await readiness.check()
+        assert not verdict.ready and "golf migrate" in verdict.checks["migrations"]
+        (first, *_) = sorted(readiness.known)
+        upgrade(sqlite_url, first)
+        behind = await readiness.check()
+        assert not behind.ready and behind.checks["database"] == "ok"
+        upgrade(sqlite_url)
+        assert (await readiness.check()).ready
+        # A newer release's pre-upgrade Job migrated ahead of this code: still ready (migrations are compatible).
+        async with db() as uow:
+            await uow.repo.tx.execute("UPDATE alembic_version SET version_num = 'from_the_future'")
+            await uow.commit()
+        assert (await readiness.check()).ready
+        await readiness.stop()
+        assert not (await readiness.check()).ready
+    finally:
+        await db.dispose()
+
+
+async def test_not_ready_when_the_database_does_not_answer(tmp_path: Any) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'golf.db'}")
+    upgrade(f"sqlite:///{tmp_path / 'golf.db'}")
+    readiness = Readiness(db, None, ())
+    await db.dispose()  # a closed connection stands for a database that is gone
+    verdict = await readiness.check()
+    assert not verdict.ready and verdict.checks["database"] != "ok"
+
+
+def test_json_log_lines_carry_the_request_id() -> None:
+    record = logging.LogRecord("golf.x", logging.WARNING, __file__, 1, "moved %s", ("3C",), None)
+    record.game_id = "g1"
+    token = request_id.set("rid-7")
+    try:
+        line = json.loads(JsonFormatter().format(record))
+    finally:
+        request_id.reset(token)
+    assert line["message"] == "moved 3C" and line["level"] == "warning" and line["logger"] == "golf.x"
+    assert line["request_id"] == "rid-7" and line["game_id"] == "g1"
+
+
+@pytest.mark.parametrize(("given", "kept"), [("abc-123", True), ("", False), (None, False), ("x" * 200, False)])
+def test_request_ids_from_clients(given: str | None, kept: bool) -> None:
+    rid = accept_request_id(given)
+    assert (rid == given) is kept and rid
+    assert accept_request_id(None) != accept_request_id(None)
+
+
+async def test_moves_counted_once_per_stored_move() -> None:
+    metrics = Metrics()
+
+    class Reply:
+        def __init__(self, replayed: bool, moves: int = 0) -> None:
+            self.replayed = replayed
+            self.moves = [object()] * moves
+
+    replies = iter([Reply(False), Reply(True), Reply(False, 3), Reply(True, 3)])
+
+    async def handler(_req: Any) -> Any:
+        return next(replies)
+
+    rpcs = [Rpc(name, object, object, "POST", "/x", "", handler) for name in ("PlayMove", "AutoPlay")]  # type: ignore[arg-type]
+    play, auto = metrics.count_moves(rpcs)
+    for call in (play, play, auto, auto):
+        await call.handler(None)
+    assert metrics.registry.get_sample_value("golf_moves_played_total") == 4
