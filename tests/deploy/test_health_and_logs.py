@@ -16,17 +16,17 @@ from golf.adapters.metrics import Metrics
 from golf.api.handlers import Rpc
 
 
-async def test_ready_only_at_head_or_newer(sqlite_url: str) -> None:
-    db = Database(sqlite_url)
+async def test_ready_only_at_head_or_newer(database_url: str) -> None:
+    db = Database(database_url)
     try:
         readiness = Readiness(db, None, ())
         verdict = await readiness.check()
         assert not verdict.ready and "golf migrate" in verdict.checks["migrations"]
         (first, *_) = sorted(readiness.known)
-        upgrade(sqlite_url, first)
+        upgrade(database_url, first)
         behind = await readiness.check()
         assert not behind.ready and behind.checks["database"] == "ok"
-        upgrade(sqlite_url)
+        upgrade(database_url)
         assert (await readiness.check()).ready
         # A newer release's pre-upgrade Job migrated ahead of this code: still ready (migrations are compatible).
         async with db() as uow:

@@ -69,7 +69,9 @@ class Readiness:
         async with self.database() as uow:
             try:
                 rows = await uow.repo.tx.fetchall("SELECT version_num FROM alembic_version")
-            except Exception as err:  # no such table: never migrated
+            except Exception as err:
+                if "alembic_version" not in str(err):  # the database failed, not the query
+                    raise
                 raise LookupError("no alembic_version table: run `golf migrate`") from err
         return {str(r["version_num"]) for r in rows}
 
