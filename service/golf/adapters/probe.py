@@ -24,4 +24,4 @@ def probe(path: str = "/healthz", timeout: float = 2.0) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(probe(*sys.argv[1:2]))
+    sys.exit(probe(sys.argv[1] if len(sys.argv) > 1 else "/healthz"))
