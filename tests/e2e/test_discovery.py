@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import grpc
 import httpx
 import pytest
@@ -21,7 +24,32 @@ ROUTES = {
     "GetGame": ("get", "/v1/games/{gameId}"),
     "ListGames": ("get", "/v1/games"),
     "PlayMove": ("post", "/v1/games/{gameId}/moves"),
+    "ListMoves": ("get", "/v1/games/{gameId}/moves"),
+    "Hint": ("post", "/v1/games/{gameId}:hint"),
+    "Undo": ("post", "/v1/games/{gameId}:undo"),
+    "AutoPlay": ("post", "/v1/games/{gameId}:autoPlay"),
+    "CreateRound": ("post", "/v1/rounds"),
+    "GetRound": ("get", "/v1/rounds/{roundId}"),
+    "StartNextHole": ("post", "/v1/rounds/{roundId}:nextHole"),
+    "GetDailyDeal": ("get", "/v1/dailyDeals/{date}"),
 }
+# Query parameters of the GET routes, besides their path parameters.
+QUERY = {"ListGames": {"pageSize", "pageToken"}, "GetDailyDeal": {"preset"}}
+PROTO = Path(__file__).resolve().parents[2] / "proto" / "golf" / "v1" / "solitaire_service.proto"
+
+
+def test_routes_cover_every_rpc_as_the_proto_documents_them() -> None:
+    assert set(ROUTES) == {m.name for m in SERVICE.methods}, "an RPC without a REST route in this test"
+    # Each rpc's comment starts with its route: "// POST /v1/games/{game_id}:hint".
+    found = re.findall(r"// (GET|POST) (/v1/[^\s?:]+(?::\w+)?)[^\n]*\n\s*rpc (\w+)", PROTO.read_text())
+    documented = {name: (method.lower(), re.sub(r"{(\w+)}", _camel_param, path)) for method, path, name in found}
+    assert documented == ROUTES
+
+
+def _camel_param(match: re.Match[str]) -> str:
+    """A path parameter in proto3 JSON form: {game_id} -> {gameId}."""
+    head, *rest = match.group(1).split("_")
+    return "{" + head + "".join(w.title() for w in rest) + "}"
 
 
 def test_health_reports_serving(server: Server) -> None:
@@ -47,7 +75,7 @@ def test_reflection_lists_and_describes_the_service(server: Server) -> None:
         described = pool.FindServiceByName(SERVICE.full_name)
         # The server reflects the same contract as the generated code; the core RPCs are all there.
         assert {m.name for m in described.methods} == {m.name for m in SERVICE.methods}
-        assert set(ROUTES) <= {m.name for m in described.methods}
+        assert set(ROUTES) == {m.name for m in described.methods}
         play = described.methods_by_name["PlayMove"]
         assert play.input_type.full_name == "golf.v1.PlayMoveRequest"
         assert "idempotency_key" in play.input_type.fields_by_name
@@ -76,8 +104,7 @@ def test_openapi_lists_every_route_with_schemas(server: Server) -> None:
             params = {p["name"] for p in op.get("parameters", [])}
             path_params = {f.json_name for f in method_desc.input_type.fields if "{" + f.json_name + "}" in path}
             assert path_params <= params
-            if rpc == "ListGames":
-                assert {"pageSize", "pageToken"} <= params
+            assert QUERY.get(rpc, set()) <= params, (rpc, params)
     # Every $ref points at a schema that exists; the schemas use the proto3 JSON names.
     refs: list[str] = []
 
@@ -96,6 +123,10 @@ def test_openapi_lists_every_route_with_schemas(server: Server) -> None:
     assert not missing
     assert "idempotencyKey" in schemas["golf.v1.PlayMoveRequest"]["properties"]
     assert "legalMoves" in schemas["golf.v1.Game"]["properties"]
+    assert {"postMortem", "hintsUsed", "undosUsed", "undosLeft", "roundId", "hole"} <= set(
+        schemas["golf.v1.Game"]["properties"]
+    )
+    assert {"winnable", "difficulty", "difficultyScore"} <= set(schemas["golf.v1.Deal"]["properties"])
 
 
 def test_docs_page_answers(server: Server) -> None:

@@ -8,10 +8,12 @@ from golf.api.convert import game_to_proto
 from golf.app.errors import (
     AppError,
     Conflict,
+    DealUnavailable,
     IdempotencyKeyReused,
     InvalidArgument,
     MoveRefused,
     NotFound,
+    RoundOver,
     StaleVersion,
 )
 from golf.engine.solitaire.moves import Refusal
@@ -81,6 +83,13 @@ def to_api_error(err: AppError) -> ApiError:
     if isinstance(err, Conflict):
         body = errors_pb2.Error(reason=R.ERROR_REASON_CONFLICT, message=err.message)
         return ApiError(body, grpc.StatusCode.ABORTED, 409)
+    if isinstance(err, RoundOver):
+        body = errors_pb2.Error(reason=R.ERROR_REASON_ROUND_OVER, message=err.message)
+        return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)
+    if isinstance(err, DealUnavailable):
+        # The solver's budget ran out, not a fault of the request: retrying may succeed.
+        body = errors_pb2.Error(reason=R.ERROR_REASON_DEAL_UNAVAILABLE, message=err.message)
+        return ApiError(body, grpc.StatusCode.UNAVAILABLE, 503)
     return internal_error()
 
 

@@ -38,7 +38,9 @@ def resolve_rules(preset: str, overrides: dict[str, Any]) -> tuple[str, Solitair
         rules.validate()
     except ValueError as err:
         field_name, _, _ = str(err).partition(":")
-        raise InvalidArgument(f"rules.{field_name}", str(err)) from None
+        # The field is named as in the request, in proto3 JSON (lowerCamelCase) form.
+        head, *rest = field_name.split("_")
+        raise InvalidArgument("rules." + head + "".join(w.title() for w in rest), str(err)) from None
     return (name if rules == base else "custom"), rules
 
 
