@@ -20,6 +20,8 @@ from golf.engine.solitaire.state import Layout
 
 PYSOL_ALGORITHM = "pysolfc"
 MAX_SEED_LENGTH = 128
+DAILY_HISTORY_DAYS = 366
+"""How far back daily deals can be asked for (each day asked for is dealt and stored once)."""
 RULE_FIELDS = frozenset(f.name for f in fields(SolitaireRules))
 log = logging.getLogger("golf.dealing")
 
@@ -132,8 +134,11 @@ class Dealer:
             when = date.fromisoformat(day) if day else self.clock().date()
         except ValueError:
             raise InvalidArgument("date", "date must be YYYY-MM-DD") from None
-        if when > self.clock().date():
+        today = self.clock().date()
+        if when > today:
             raise InvalidArgument("date", "the daily deal of a future day is not dealt yet")
+        if (today - when).days > DAILY_HISTORY_DAYS:
+            raise InvalidArgument("date", f"daily deals go back {DAILY_HISTORY_DAYS} days")
         name, _ = resolve_rules(preset, {})
         key = when.isoformat()
         async with self.uow() as uow:

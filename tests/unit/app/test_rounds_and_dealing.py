@@ -84,7 +84,7 @@ async def test_daily_deal_is_one_per_day_and_preset(services: Services, clock: F
     assert tomorrow.id != today.id
     yesterday = (clock.now - timedelta(days=1)).date().isoformat()
     assert (await services.dealer.daily(yesterday, "wrap")).id == today.id
-    for bad in ("2026-13-01", "soon", (clock.now + timedelta(days=1)).date().isoformat()):
+    for bad in ("2026-13-01", "soon", (clock.now + timedelta(days=1)).date().isoformat(), "0001-01-01"):
         with pytest.raises(InvalidArgument) as err:
             await services.dealer.daily(bad, "wrap")
         assert err.value.field == "date"
