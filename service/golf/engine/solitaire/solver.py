@@ -59,6 +59,8 @@ class SolveResult:
     """Whether ``cards_left`` is proven to be the fewest possible; false when the budget ran out first."""
     lower_bound: int
     """A proven lower bound on the cards any line leaves (equal to ``cards_left`` when ``fewest_proven``)."""
+    budget_exceeded: bool = False
+    """Whether the position budget ran out before the search ended."""
 
     @property
     def hint(self) -> Move | None:
@@ -160,6 +162,8 @@ class _Search:
         up_mask = sum(1 << q for q in range(1, 14) if up_ok[q])
         ace_on_king = fits(1, 13)
         king_on_ace = fits(13, 1)
+        cyclic = ace_on_king and king_on_ace and all(down_ok[q] and up_ok[q] for q in range(2, 13))
+        cycle_nodes = [(j % 2 == half, j + 1) for half in (0, 1) for j in range(13)]
         wrap_mask_a = 2 if ace_on_king else 0
         wrap_mask_k = 1 << 13 if king_on_ace else 0
 
@@ -231,16 +235,23 @@ class _Search:
                     unmatched += d
                 r_prev = r_cur
                 r_cur = s_next
-            if unmatched:
-                # With wrap, aces and kings may also precede each other: at most this many more matches.
-                if ace_on_king:
-                    d = cnt[1]
-                    s = cnt[13] + st[13]
-                    unmatched -= d if d < s else s
-                if king_on_ace:
-                    d = cnt[13]
-                    s = cnt[1] + st[1]
-                    unmatched -= d if d < s else s
+            if unmatched and cyclic:
+                # With wrap, aces and kings precede each other too: demand and supply alternate around one
+                # cycle of 26 nodes (D1 S2 .. D13 S1 D2 .. S13). Cut it at its smallest node: greedy on the
+                # path left is exact, and the cut node matches at most its capacity more.
+                caps = [cnt[r] if is_d else cnt[r] + st[r] for is_d, r in cycle_nodes]
+                low = min(caps)
+                z = caps.index(low)
+                matched = low
+                carry = 0
+                for j in range(z + 1, z + 26):
+                    cap = caps[j % 26]
+                    if carry:
+                        u = carry if carry < cap else cap
+                        matched += u
+                        cap -= u
+                    carry = cap
+                unmatched = sum(cnt) - matched
                 if unmatched < 0:
                     unmatched = 0
             if kings_over > unmatched:
@@ -390,6 +401,7 @@ def solve(state: State, budget: int | None = None, *, fewest_cards: bool = True)
     search = _Search(state, budget)
     winnable: bool | None = None
     proven = 0
+    exceeded = False
     try:
         got = search.run(1, 0)
         winnable = got < 0
@@ -398,13 +410,13 @@ def solve(state: State, budget: int | None = None, *, fewest_cards: bool = True)
             got = search.run(search.best_left, proven)
             proven = search.best_left if got < 0 else got
     except _BudgetExceeded:
-        pass
+        exceeded = True
     moves, cards, stock_left = search.moves_of(search.best_path)
     if search.best_left == _INF:
         # No line reached the end of the game (the search was cut short): play this one out.
         moves = _finish_line(state, moves)
         moves, cards, stock_left = search.moves_of([_DRAW if isinstance(m, Draw) else m.column for m in moves])
-    return SolveResult(winnable, moves, search.positions, cards, stock_left, cards == proven, proven)
+    return SolveResult(winnable, moves, search.positions, cards, stock_left, cards == proven, proven, exceeded)
 
 
 def hint(state: State, budget: int | None = None) -> Move | None:
