@@ -2,23 +2,31 @@
 
 Positions are ``(column heights, stock cards turned, pile top)``. Only the top card's *rank* matters (suits are
 ignored by every rule), so it is the whole of the pile in the key, and a top on which no card left in the columns
-can ever go is keyed as "dead" (only a draw can follow). The key is packed into one ``int``.
+can ever go is keyed as "dead" (only a draw can follow). The key is packed into one ``int``; two-deck deals with
+duplicate cards need nothing special.
 
-The search answers "can this position end with fewer than ``k`` cards in the columns?" by depth-first search, for
-``k = 1`` (can it be won?) and then, when it cannot, for growing ``k`` until a line is found: that line leaves the
-fewest cards. Every position searched is stored with a proven lower bound on the cards it must leave, so a later
-round skips what an earlier one proved, and a round starts at the bound the previous one proved for the start.
+The search is a recursive depth-first search on mutable arrays, with every position stored with a proven lower
+bound on the cards it must leave in the columns (a transposition table). First it asks "can this be won?" (cut
+every position whose bound is one card or more). When it cannot, a branch and bound search, reusing that table,
+finds the line leaving the fewest cards: the best line so far is the bound to beat, and it stops at once when a
+line reaches the lower bound already proven for the start.
 
-Lower bounds (all exact, never above the truth):
+Lower bounds (never above the truth, so nothing that could do better is ever cut):
 
+* **Unreachable ranks.** A run of plays starts on a starter (the live pile top or a stock card still to come on
+  which something fits) and goes from rank to adjacent rank. Column cards whose rank cannot be reached from any
+  starter through ranks still in the columns can never be played; they and every card behind them in their
+  column stay (repeated until nothing changes).
 * **Predecessor matching.** Every column card that is played goes straight onto a card of a rank it fits on: the
-  pile top, a stock card still to come, or another column card, and no card takes two. The column cards left are
-  matched to the cards that could precede them, counted by rank. Demand and supply alternate around a cycle of
-  26 rank nodes, so a greedy pass finds the maximum matching; cards it cannot match stay in the columns. Without
-  wrap the cycle breaks into two paths (odd and even ranks); this includes the parity rule that a run of plays
-  alternates odd and even ranks.
-* **Dead ranks.** A rank with no card left to precede it can never be played: such cards, and every card behind
-  them in their column, stay, and they no longer supply the matching.
+  pile top, a stock card still to come, or another column card, and no card takes two. Column cards are matched,
+  by rank, to the cards that could precede them; what the maximum matching leaves unmatched stays in the
+  columns. Demand and supply alternate along two paths of ranks (odd and even; this includes the rule that a run
+  alternates odd and even ranks), or around one cycle of 26 nodes with wrap, where it is cut at its smallest node.
+* **Kings end runs.** When nothing goes on a king, each king played ends its run, so no more kings can be played
+  than there are starters left.
+
+When no card is stuck, the bound depends only on the counts per rank, the stock position and the top, so it is
+cached on those.
 """
 
 from __future__ import annotations
