@@ -52,6 +52,7 @@ def build(settings: Settings) -> Container:
     deal_settings = DealSettings(
         solver_budget=settings.solver_budget,
         pool_size=settings.pool_size,
+        pool_library=max(settings.pool_library, settings.pool_size),
         pool_presets=tuple(p.strip() for p in settings.pool_presets.split(",") if p.strip()),
     )
     services = build_services(database, utc_now, TimedSolver(solver, metrics), deal_settings)

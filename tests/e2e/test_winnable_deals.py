@@ -129,14 +129,14 @@ def test_daily_deal_refusals(client: Client) -> None:
 
 
 # -- the pool of solved deals ----------------------------------------------------------------------------------
-def pool_rows(database_url: str) -> list[tuple[str, str]]:
-    """(difficulty, deal id) of every row of the deal pool, read straight from the database."""
-    query = "SELECT difficulty, deal_id FROM deal_pool ORDER BY id"
+def pool_rows(database_url: str) -> list[tuple[str, str, int]]:
+    """(difficulty, deal id, uses) of every row of the deal pool, oldest first, read straight from the database."""
+    query = "SELECT difficulty, deal_id, uses FROM deal_pool ORDER BY id"
     if database_url.startswith("sqlite:///"):
         with sqlite3.connect(database_url.removeprefix("sqlite:///")) as conn:
-            return [(str(d), str(i)) for d, i in conn.execute(query).fetchall()]
+            return [(str(d), str(i), int(u)) for d, i, u in conn.execute(query).fetchall()]
     with psycopg.connect(database_url) as pg:
-        return [(str(d), str(i)) for d, i in pg.execute(query).fetchall()]
+        return [(str(d), str(i), int(u)) for d, i, u in pg.execute(query).fetchall()]
 
 
 def test_pool_survives_a_restart(database_url: str, tmp_path: Path) -> None:
@@ -145,14 +145,16 @@ def test_pool_survives_a_restart(database_url: str, tmp_path: Path) -> None:
     try:
         deadline = time.monotonic() + POOL_WAIT_SECONDS
         rows = pool_rows(database_url)
-        while len(rows) < 3 and time.monotonic() < deadline:
+        while {d for d, _, _ in rows} != set(LEVELS.values()) and time.monotonic() < deadline:
             time.sleep(0.2)
             rows = pool_rows(database_url)
-        assert len(rows) == 3, f"the pool did not fill: {rows}\n{srv.log_text()}"
+        assert {d for d, _, _ in rows} == set(LEVELS.values()), f"the pool did not fill: {rows}\n{srv.log_text()}"
     finally:
         assert srv.stop() == 0, srv.log_text()
-    pooled = dict(pool_rows(database_url))
-    assert set(pooled) == set(LEVELS.values()), pooled
+    rows = pool_rows(database_url)
+    first: dict[str, str] = {}
+    for difficulty, deal_id, _ in rows:
+        first.setdefault(difficulty, deal_id)
 
     srv.extra_env = {"GOLF_POOL_SIZE": "0"}
     srv.start()
@@ -161,14 +163,16 @@ def test_pool_survives_a_restart(database_url: str, tmp_path: Path) -> None:
         clients = [rest, grpc_client, rest]
         for client, (level, name) in zip(clients, LEVELS.items(), strict=True):
             deal = winnable_deal(client, "wrap", level)
-            assert deal.id == pooled[name], f"{name}: dealt {deal.id}, not the pooled {pooled[name]}"
+            assert deal.id == first[name], f"{name}: dealt {deal.id}, not the pooled {first[name]}"
             check_difficulty(deal)
             assert deal.difficulty == level
-        assert pool_rows(database_url) == [], "a dealt deal stays in the pool"
-        # The pool is empty and not refilled: a new deal is solved on demand.
-        fresh = winnable_deal(grpc_client, "wrap")
-        assert fresh.id not in pooled.values()
-        check_difficulty(fresh)
+        after = pool_rows(database_url)
+        assert [(d, i) for d, i, _ in after] == [(d, i) for d, i, _ in rows], "dealt deals stay in the pool"
+        assert sorted(i for _, i, u in after if u == 1) == sorted(first.values())
+        # Not refilled, the pool still deals at once: fresh deals first, then the least dealt again.
+        pooled = {i for _, i, _ in rows}
+        for _ in range(len(rows) + 1):
+            assert winnable_deal(grpc_client, "wrap").id in pooled
     finally:
         rest.close()
         grpc_client.close()

@@ -168,3 +168,26 @@ def test_migrations_match_the_table_declarations(migrated_url: str) -> None:
     finally:
         engine.dispose()
     assert diff == []
+
+
+async def test_the_pool_deals_the_least_dealt_first_and_evicts_the_most_dealt(database: Database) -> None:
+    service = services(database)
+    deals = [await service.create_deal("wrap", seed=f"s{i}") for i in range(3)]
+    async with database() as uow:
+        for deal in deals:
+            await uow.repo.pool_add("wrap", "easy", deal.id)
+        await uow.commit()
+    taken = []
+    for _ in range(4):
+        async with database() as uow:
+            taken.append(await uow.repo.pool_take("wrap", None))
+            await uow.commit()
+    assert taken == [deals[0].id, deals[1].id, deals[2].id, deals[0].id]
+    async with database() as uow:
+        assert await uow.repo.pool_take("wrap", "hard") is None
+        assert await uow.repo.pool_counts("wrap", "easy") == (0, 3)
+        await uow.repo.pool_evict("wrap", "easy")  # deals[0] was dealt twice
+        await uow.commit()
+    async with database() as uow:
+        assert await uow.repo.pool_counts("wrap", "easy") == (0, 2)
+        assert await uow.repo.pool_take("wrap", "easy") == deals[1].id

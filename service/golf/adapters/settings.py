@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     """Processes that run the solver for requests (hints, AutoPlay, winnable deals when the pool is empty)."""
     solver_budget: int = 2_000_000
     """Positions one solver call may search for a request; a budget run out is reported, never taken as "no"."""
+    pool_library: int = 500
+    """Deals kept per preset and difficulty; when no fresh deal is left the least dealt is dealt again."""
     pool_size: int = 30
     """Winnable deals kept ready per preset and difficulty, refilled in the background; 0 turns refilling off."""
     pool_presets: str = "standard,queens-on-kings,wrap"

@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any
 
 from golf.app.errors import DealUnavailable, InvalidArgument
-from golf.app.ports import AlreadyStored, Clock, Solver, UnitOfWork, UnitOfWorkFactory
+from golf.app.ports import AlreadyStored, Clock, Solver, UnitOfWorkFactory
 from golf.app.records import DealRecord, Verdict
 from golf.engine.shuffle import ALGORITHM, commitment, new_seed
 from golf.engine.solitaire.difficulty import Difficulty
@@ -53,7 +53,9 @@ class DealSettings:
     search_attempts: int = 60
     """Seeds tried for one winnable deal made on demand."""
     pool_size: int = 30
-    """Winnable deals kept ready per preset and difficulty."""
+    """Fresh (never dealt) winnable deals kept ready per preset and difficulty."""
+    pool_library: int = 500
+    """Deals kept per preset and difficulty, dealt again (least dealt first) when no fresh one is left."""
     pool_presets: tuple[str, ...] = ("standard", "queens-on-kings", "wrap")
 
 
@@ -101,20 +103,17 @@ class Dealer:
             raise InvalidArgument("seed", f"seed must be 1 to {MAX_SEED_LENGTH} characters")
         return self.record(name, rules, seed, ALGORITHM, Layout.from_seed(rules, seed))
 
-    async def winnable(
-        self, uow: UnitOfWork, preset: str, overrides: dict[str, Any], difficulty: Difficulty | None
-    ) -> DealRecord:
-        """A deal the solver has proven winnable: from the pool when the rules are a preset, else searched now.
-
-        ``uow`` is the caller's transaction; a deal taken from the pool is removed in it.
-        """
+    async def winnable(self, preset: str, overrides: dict[str, Any], difficulty: Difficulty | None) -> DealRecord:
+        """A stored deal the solver has proven winnable: from the pool when the rules are a preset (one short
+        transaction), else searched now, holding no transaction while the solver works."""
         name, rules = resolve_rules(preset, overrides)
         if name != "custom":
-            deal_id = await uow.repo.pool_take(name, difficulty.value if difficulty else None)
-            if deal_id is not None:
-                deal = await uow.repo.get_deal(deal_id)
-                if deal is not None:
-                    return deal
+            async with self.uow() as uow:
+                deal_id = await uow.repo.pool_take(name, difficulty.value if difficulty else None)
+                pooled = await uow.repo.get_deal(deal_id) if deal_id is not None else None
+                await uow.commit()
+            if pooled is not None:
+                return pooled
         found = await self.solver.find_winnable(
             rules, difficulty, self.settings.solver_budget, self.settings.search_attempts
         )
@@ -125,7 +124,9 @@ class Dealer:
             )
         seed, verdict = found
         deal = self.record(name, rules, seed, ALGORITHM, Layout.from_seed(rules, seed), verdict=verdict)
-        await uow.repo.add_deal(deal)
+        async with self.uow() as uow:
+            await uow.repo.add_deal(deal)
+            await uow.commit()
         return deal
 
     async def daily(self, day: str, preset: str) -> DealRecord:
@@ -147,8 +148,8 @@ class Dealer:
                 deal = await uow.repo.get_deal(deal_id)
                 assert deal is not None
                 return deal
+        deal = await self.winnable(name, {}, None)
         async with self.uow() as uow:
-            deal = await self.winnable(uow, name, {}, None)
             try:
                 await uow.repo.daily_add(key, name, deal.id)
                 await uow.commit()
@@ -169,27 +170,37 @@ class Dealer:
 
     # -- the pool ------------------------------------------------------------------------------------------
     async def refill_once(self) -> int:
-        """Top up every (preset, difficulty) of the pool by one deal where it is short; the deals added."""
+        """Add one fresh deal to each preset whose pool lacks fresh deals of some difficulty; the deals added.
+
+        The search takes the first winnable deal whatever its difficulty and files it under its own: throwing
+        away deals of the wrong difficulty would cost several times the CPU. A bucket at ``pool_library``
+        deals makes room by dropping its most dealt deal; a full bucket of fresh deals takes no more.
+        """
         added = 0
         for preset in self.settings.pool_presets:
             rules = PRESETS[preset]
-            for level in Difficulty:
-                async with self.uow() as uow:
-                    have = await uow.repo.pool_count(preset, level.value)
-                if have >= self.settings.pool_size:
-                    continue
-                found = await self.solver.find_winnable(
-                    rules, level, self.settings.solver_budget, self.settings.search_attempts
-                )
-                if found is None:
-                    continue
-                seed, verdict = found
-                deal = self.record(preset, rules, seed, ALGORITHM, Layout.from_seed(rules, seed), verdict=verdict)
-                async with self.uow() as uow:
-                    await uow.repo.add_deal(deal)
-                    await uow.repo.pool_add(preset, level.value, deal.id)
-                    await uow.commit()
-                added += 1
+            async with self.uow() as uow:
+                counts = {level: await uow.repo.pool_counts(preset, level.value) for level in Difficulty}
+            if all(fresh >= self.settings.pool_size for fresh, _ in counts.values()):
+                continue
+            found = await self.solver.find_winnable(
+                rules, None, self.settings.solver_budget, self.settings.search_attempts
+            )
+            if found is None:
+                continue
+            seed, verdict = found
+            level = Difficulty(verdict.difficulty)
+            fresh, total = counts[level]
+            if fresh >= self.settings.pool_library:
+                continue
+            deal = self.record(preset, rules, seed, ALGORITHM, Layout.from_seed(rules, seed), verdict=verdict)
+            async with self.uow() as uow:
+                if total >= self.settings.pool_library:
+                    await uow.repo.pool_evict(preset, level.value)
+                await uow.repo.add_deal(deal)
+                await uow.repo.pool_add(preset, level.value, deal.id)
+                await uow.commit()
+            added += 1
         return added
 
     async def refill_forever(self, idle_seconds: float = 2.0) -> None:

@@ -60,10 +60,17 @@ class SolitaireRepository(Protocol):
 
     async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None: ...
     async def pool_take(self, preset: str, difficulty: str | None) -> str | None:
-        """Remove and return the oldest pooled deal id of a preset (and difficulty, if given)."""
+        """The least dealt pooled deal of a preset (and difficulty, if given), oldest first; counts the use."""
         ...
 
-    async def pool_count(self, preset: str, difficulty: str) -> int: ...
+    async def pool_counts(self, preset: str, difficulty: str) -> tuple[int, int]:
+        """Pooled deals of a preset and difficulty: (never dealt, all)."""
+        ...
+
+    async def pool_evict(self, preset: str, difficulty: str) -> None:
+        """Drop the most dealt deal of a preset and difficulty from the pool (never a fresh one)."""
+        ...
+
     async def daily_get(self, day: str, preset: str) -> str | None: ...
     async def daily_add(self, day: str, preset: str, deal_id: str) -> None:
         """Raises ``AlreadyStored`` when the day already has a deal for the preset."""

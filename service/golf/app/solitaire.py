@@ -129,9 +129,7 @@ class SolitaireService:
         if winnable_only or difficulty is not None:
             if seed is not None or pysol_number is not None:
                 raise InvalidArgument("winnableOnly", "winnable deals are dealt by the server, without seed or number")
-            async with self.uow() as uow:
-                deal = await self.dealer.winnable(uow, preset, overrides or {}, difficulty)
-                await uow.commit()
+            deal = await self.dealer.winnable(preset, overrides or {}, difficulty)
         else:
             deal = self.dealer.plain(preset, overrides or {}, seed, pysol_number)
             async with self.uow() as uow:
@@ -173,13 +171,20 @@ class SolitaireService:
         hole: int | None = None,
     ) -> GameSnapshot:
         """Start a game on ``deal_id``, or on a new deal (winnable unless asked otherwise)."""
+        if deal_id and (preset or overrides):
+            raise InvalidArgument("dealId", "give either dealId or preset/rules, not both")
+        # A winnable deal is found (or taken from the pool) before the game's transaction: a search may take
+        # a while and must not hold a connection or SQLite's single writer.
+        found = (
+            None
+            if deal_id or not (winnable_only or difficulty is not None)
+            else await self.dealer.winnable(preset, overrides or {}, difficulty)
+        )
         async with self.uow() as uow:
             if deal_id:
-                if preset or overrides:
-                    raise InvalidArgument("dealId", "give either dealId or preset/rules, not both")
                 deal = await self._deal(uow, deal_id)
-            elif winnable_only or difficulty is not None:
-                deal = await self.dealer.winnable(uow, preset, overrides or {}, difficulty)
+            elif found is not None:
+                deal = found
             else:
                 deal = self.dealer.plain(preset, overrides or {}, None, None)
                 await uow.repo.add_deal(deal)

@@ -12,13 +12,22 @@ from golf.app.records import DealRecord, GameRecord, HintRecord, MoveRecord, Rou
 
 
 @dataclass
+class PoolRow:
+    id: int
+    preset: str
+    difficulty: str
+    deal_id: str
+    uses: int = 0
+
+
+@dataclass
 class Tables:
     deals: dict[str, DealRecord] = field(default_factory=dict)
     games: dict[str, GameRecord] = field(default_factory=dict)
     moves: list[MoveRecord] = field(default_factory=list)
     hints: list[HintRecord] = field(default_factory=list)
     rounds: dict[str, RoundRecord] = field(default_factory=dict)
-    pool: list[tuple[int, str, str, str]] = field(default_factory=list)
+    pool: list[PoolRow] = field(default_factory=list)
     daily: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
@@ -101,17 +110,24 @@ class FakeRepository:
         return [copy.deepcopy(g) for g in sorted(games, key=lambda g: g.hole or 0)]
 
     async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None:
-        self.t.pool.append((len(self.t.pool) + 1, preset, difficulty, deal_id))
+        self.t.pool.append(PoolRow(len(self.t.pool) + 1, preset, difficulty, deal_id))
 
     async def pool_take(self, preset: str, difficulty: str | None) -> str | None:
-        for row in self.t.pool:
-            if row[1] == preset and difficulty in (None, row[2]):
-                self.t.pool.remove(row)
-                return row[3]
-        return None
+        rows = [r for r in self.t.pool if r.preset == preset and difficulty in (None, r.difficulty)]
+        if not rows:
+            return None
+        row = min(rows, key=lambda r: (r.uses, r.id))
+        row.uses += 1
+        return row.deal_id
 
-    async def pool_count(self, preset: str, difficulty: str) -> int:
-        return sum(1 for row in self.t.pool if row[1:3] == (preset, difficulty))
+    async def pool_counts(self, preset: str, difficulty: str) -> tuple[int, int]:
+        rows = [r for r in self.t.pool if (r.preset, r.difficulty) == (preset, difficulty)]
+        return sum(1 for r in rows if r.uses == 0), len(rows)
+
+    async def pool_evict(self, preset: str, difficulty: str) -> None:
+        rows = [r for r in self.t.pool if (r.preset, r.difficulty) == (preset, difficulty) and r.uses > 0]
+        if rows:
+            self.t.pool.remove(max(rows, key=lambda r: (r.uses, -r.id)))
 
     async def daily_get(self, day: str, preset: str) -> str | None:
         return self.t.daily.get((day, preset))

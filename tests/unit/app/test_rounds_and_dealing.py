@@ -66,12 +66,19 @@ async def test_unavailable_when_the_search_finds_nothing(store: FakeStore, clock
 async def test_the_pool_fills_and_deals_from_itself(services: Services, store: FakeStore) -> None:
     while await services.dealer.refill_once():
         pass
-    assert sorted(row[2] for row in store.tables.pool) == ["easy", "hard", "medium"]
-    pooled = {row[3] for row in store.tables.pool}
+    assert {row.difficulty for row in store.tables.pool} == {"easy", "medium", "hard"}
+    pooled = {row.deal_id for row in store.tables.pool}
+    size = len(pooled)
     deal = await services.games.create_deal("wrap", winnable_only=True)
-    assert deal.id in pooled and len(store.tables.pool) == 2
+    assert deal.id in pooled
     hard = await services.games.create_deal("wrap", difficulty=Difficulty.HARD)
     assert hard.id in pooled and hard.verdict is not None and hard.verdict.difficulty == "hard"
+    # Fresh deals go first; once every deal was dealt, the least dealt is dealt again rather than wait.
+    dealt = [(await services.games.create_deal("wrap", winnable_only=True)).id for _ in range(2 * size)]
+    assert set(dealt) == pooled and len(store.tables.pool) == size
+    assert max(r.uses for r in store.tables.pool) - min(r.uses for r in store.tables.pool) <= 1
+    # Refilling adds fresh deals again, dropping the most dealt once a bucket is at its library size.
+    assert await services.dealer.refill_once() == 1
 
 
 async def test_daily_deal_is_one_per_day_and_preset(services: Services, clock: FakeClock) -> None:

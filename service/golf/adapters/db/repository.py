@@ -340,19 +340,30 @@ class SqlRepository:
         where = "preset = ?" + (" AND difficulty = ?" if difficulty else "")
         args = (preset, difficulty) if difficulty else (preset,)
         row = await self.tx.fetchone(
-            f"SELECT id, deal_id FROM deal_pool WHERE {where} ORDER BY id LIMIT 1{lock}", *args
+            f"SELECT id, deal_id FROM deal_pool WHERE {where} ORDER BY uses, id LIMIT 1{lock}", *args
         )
         if row is None:
             return None
-        await self.tx.execute("DELETE FROM deal_pool WHERE id = ?", row["id"])
+        await self.tx.execute("UPDATE deal_pool SET uses = uses + 1 WHERE id = ?", row["id"])
         deal_id: str = row["deal_id"]
         return deal_id
 
-    async def pool_count(self, preset: str, difficulty: str) -> int:
+    async def pool_counts(self, preset: str, difficulty: str) -> tuple[int, int]:
         row = await self.tx.fetchone(
-            "SELECT COUNT(*) AS n FROM deal_pool WHERE preset = ? AND difficulty = ?", preset, difficulty
+            "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN uses = 0 THEN 1 ELSE 0 END), 0) AS fresh "
+            "FROM deal_pool WHERE preset = ? AND difficulty = ?",
+            preset,
+            difficulty,
         )
-        return int(row["n"]) if row else 0
+        return (int(row["fresh"]), int(row["n"])) if row else (0, 0)
+
+    async def pool_evict(self, preset: str, difficulty: str) -> None:
+        await self.tx.execute(
+            "DELETE FROM deal_pool WHERE id = (SELECT id FROM deal_pool WHERE preset = ? AND difficulty = ? "
+            "AND uses > 0 ORDER BY uses DESC, id LIMIT 1)",
+            preset,
+            difficulty,
+        )
 
     async def daily_get(self, day: str, preset: str) -> str | None:
         row = await self.tx.fetchone("SELECT deal_id FROM daily_deals WHERE day = ? AND preset = ?", day, preset)

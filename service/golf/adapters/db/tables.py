@@ -108,10 +108,11 @@ class HintRow(SQLModel, table=True):
 
 
 class DealPoolRow(SQLModel, table=True):
-    """Solved, winnable deals waiting to be dealt, per preset and difficulty; taken rows are deleted."""
+    """Solved, winnable deals ready to be dealt, per preset and difficulty. The least dealt goes first; a deal
+    is dealt again only when no fresh one is left, and the most dealt make way for new ones."""
 
     __tablename__ = "deal_pool"
-    __table_args__ = (Index("ix_deal_pool_take", "preset", "difficulty", "id"),)
+    __table_args__ = (Index("ix_deal_pool_take", "preset", "difficulty", "uses", "id"),)
 
     id: int | None = Field(
         default=None,
@@ -120,6 +121,7 @@ class DealPoolRow(SQLModel, table=True):
     preset: str = Field(max_length=64)
     difficulty: str = Field(max_length=16)
     deal_id: str = Field(foreign_key="deals.id", unique=True, max_length=36)
+    uses: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class DailyDealRow(SQLModel, table=True):
