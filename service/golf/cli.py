@@ -8,7 +8,12 @@ import sys
 from collections.abc import Sequence
 
 # Each module defines ``register(subparsers)``, which adds its parser and sets ``func`` (args -> exit code).
-COMMAND_MODULES = ("golf.commands.serve", "golf.commands.migrate", "golf.commands.simulate")
+COMMAND_MODULES = (
+    "golf.commands.serve",
+    "golf.commands.migrate",
+    "golf.commands.solve",
+    "golf.commands.simulate",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
