@@ -21,9 +21,9 @@ LEVELS = {
     D.DIFFICULTY_MEDIUM: "medium",
     D.DIFFICULTY_HARD: "hard",
 }
-# The documented measure (Deal.difficulty_score): EASY below 2,000 positions, HARD from 10,000.
-EASY_BELOW = 2_000
-HARD_FROM = 10_000
+# The documented measure (Deal.difficulty_score): EASY below 1,300 positions, HARD from 11,000.
+EASY_BELOW = 1_300
+HARD_FROM = 11_000
 POOL_WAIT_SECONDS = 120.0
 
 

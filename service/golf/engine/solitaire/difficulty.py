@@ -3,18 +3,18 @@
 The measure (``difficulty_score``) is the number of positions the solver searches before it finds a winning
 line from the deal's start (``solve(..., fewest_cards=False).positions``). Deals with many ways to win are found
 at once; deals that need one precise line take a long search. Winnable deals are ``easy`` below
-``EASY_BELOW`` positions, ``hard`` from ``HARD_FROM``, else ``medium``. On PySolFC deals 1 to 300 the thresholds
-split the winnable ``standard`` deals into roughly equal thirds (tertiles 1,816 and 9,701 positions;
-``queens-on-kings`` 2,260 and 18,022). The measure belongs to the solver's search order: a deal keeps the
-difficulty it was given when it was dealt.
+``EASY_BELOW`` positions, ``hard`` from ``HARD_FROM``, else ``medium``. On PySolFC deals 1 to 600 the thresholds
+split the winnable ``standard`` deals into thirds (tertiles 1,305 and 10,879 positions; ``queens-on-kings``
+1,991 and 16,393; ``wrap`` 762 and 7,837, so more wrap deals are easy). The measure belongs to the solver's
+search order: a deal keeps the difficulty it was given when it was dealt; recalibrate when the solver changes.
 """
 
 from __future__ import annotations
 
 from enum import Enum
 
-EASY_BELOW = 2_000
-HARD_FROM = 10_000
+EASY_BELOW = 1_300
+HARD_FROM = 11_000
 
 
 class Difficulty(Enum):
