@@ -150,7 +150,7 @@ def test_nothing_goes_on_a_king(client: Client) -> None:
                 _refused(client, game, play(queens[0]), R.ERROR_REASON_NOTHING_ON_KING)
                 return
         game = client.play_move(move_request(game, choose_move(game))).expect_ok().game
-    pytest.skip("this deal never showed a queen in front on a king")
+    pytest.fail("the fixed deal no longer shows a queen in front on a king: pick another seed")
 
 
 def test_draw_only_when_stuck_and_stock_empty_and_game_over(client: Client) -> None:
@@ -182,7 +182,7 @@ def test_column_empty(client: Client) -> None:
             _refused(client, game, play(empty[0]), R.ERROR_REASON_COLUMN_EMPTY)
             return
         game = client.play_move(move_request(game, choose_move(game))).expect_ok().game
-    pytest.skip("no column was emptied on this deal")
+    pytest.fail("no column was emptied on the fixed deal: pick another seed")
 
 
 def test_unknown_ids_are_not_found(client: Client) -> None:
