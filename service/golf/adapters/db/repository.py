@@ -31,17 +31,18 @@ _GAME_COLUMNS = (
 _MOVE_COLUMNS = "game_id, seq, code, idempotency_key, created_at, undone_by"
 _ROUND_COLUMNS = "id, preset, rules, holes, par, winnable_only, difficulty, created_at"
 
+_GAME_UPDATE = "version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ?, undos_used = ?"
+
 # One statement, so one round trip, for the hot path on PostgreSQL: the log entry, the undo mark and the game
 # row together. If the game is not at the expected version the division by zero aborts the whole statement, so
 # the entry is never stored without the game (normally the unique (game, seq) index refuses it first).
-_PG_RECORD_CHANGE = """
+_PG_RECORD_CHANGE = f"""
 WITH entry AS (
     INSERT INTO moves (game_id, seq, code, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq
 ), undone AS (
     UPDATE moves SET undone_by = (SELECT seq FROM entry) WHERE game_id = ? AND seq = ?
 ), game AS (
-    UPDATE games SET version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ?, undos_used = ?
-    WHERE id = ? AND version = ? RETURNING hints_used
+    UPDATE games SET {_GAME_UPDATE} WHERE id = ? AND version = ? RETURNING hints_used
 )
 SELECT (SELECT hints_used FROM game) AS hints_used, 1 / (SELECT count(*) FROM game)::int AS ok
 """
@@ -56,16 +57,15 @@ def _change_args(entry: MoveRecord, game: GameRecord, expected_version: int, und
         entry.created_at,
         entry.game_id,
         undo_of,
-        game.version,
-        game.status,
-        game.score,
-        ",".join(game.line),
-        game.updated_at,
-        game.finished_at,
-        game.undos_used,
-        game.id,
-        expected_version,
+        *_game_update_args(game, expected_version),
     )
+
+
+def _game_update_args(game: GameRecord, expected_version: int) -> tuple[Any, ...]:
+    """The values of ``_GAME_UPDATE``, then the game id and the version it must still be at."""
+    line = ",".join(game.line)
+    return (game.version, game.status, game.score, line, game.updated_at, game.finished_at, game.undos_used,
+            game.id, expected_version)  # fmt: skip
 
 
 def _when(value: Any) -> datetime:
@@ -271,17 +271,8 @@ class SqlRepository:
                 "UPDATE moves SET undone_by = ? WHERE game_id = ? AND seq = ?", entry.seq, entry.game_id, undo_of
             )
         row = await self.tx.fetchone(
-            "UPDATE games SET version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ?, "
-            "undos_used = ? WHERE id = ? AND version = ? RETURNING hints_used",
-            game.version,
-            game.status,
-            game.score,
-            ",".join(game.line),
-            game.updated_at,
-            game.finished_at,
-            game.undos_used,
-            game.id,
-            expected_version,
+            f"UPDATE games SET {_GAME_UPDATE} WHERE id = ? AND version = ? RETURNING hints_used",
+            *_game_update_args(game, expected_version),
         )
         return None if row is None else int(row["hints_used"])
 
