@@ -6,29 +6,17 @@ from dataclasses import replace
 
 import pytest
 
-from golf.app.dealing import DealSettings
 from golf.app.errors import IdempotencyKeyReused, MoveRefused
 from golf.app.records import UNDO
-from golf.app.services import Services, build_services
+from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
-from golf.app.solving import InlineSolver
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.rules import UndoPolicy
 from golf.engine.solitaire.solver import solve
 from golf.engine.solitaire.state import State, Status
-from tests.unit.app.fakes import FakeClock, FakeStore
+from tests.unit.app.fakes import FakeStore
 
 WINNABLE, LOST = 2, 1  # PySolFC deals under the standard rules (see tests/data/golf-solver-sample.csv)
-
-
-@pytest.fixture
-def store() -> FakeStore:
-    return FakeStore()
-
-
-@pytest.fixture
-def services(store: FakeStore) -> Services:
-    return build_services(store, FakeClock(), InlineSolver(), DealSettings(solver_budget=2_000_000, pool_size=1))
 
 
 @pytest.fixture

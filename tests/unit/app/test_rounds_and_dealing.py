@@ -17,19 +17,8 @@ from tests.unit.app.fakes import FakeClock, FakeStore
 
 
 @pytest.fixture
-def store() -> FakeStore:
-    return FakeStore()
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def services(store: FakeStore, clock: FakeClock) -> Services:
-    settings = DealSettings(solver_budget=500_000, pool_size=1, pool_presets=("wrap",))
-    return build_services(store, clock, InlineSolver(), settings)
+def deal_settings() -> DealSettings:
+    return DealSettings(solver_budget=500_000, pool_size=1, pool_presets=("wrap",))
 
 
 async def test_winnable_deals_are_winnable(services: Services) -> None:

@@ -4,29 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from golf.app.dealing import DealSettings
 from golf.app.errors import IdempotencyKeyReused, InvalidArgument, MoveRefused, NotFound, StaleVersion
-from golf.app.services import Services, build_services
+from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
-from golf.app.solving import InlineSolver
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.state import Status
 from tests.unit.app.fakes import FakeClock, FakeStore
-
-
-@pytest.fixture
-def store() -> FakeStore:
-    return FakeStore()
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def services(store: FakeStore, clock: FakeClock) -> Services:
-    return build_services(store, clock, InlineSolver(), DealSettings(solver_budget=300_000, pool_size=1))
 
 
 @pytest.fixture
