@@ -191,3 +191,16 @@ async def test_the_pool_deals_the_least_dealt_first_and_evicts_the_most_dealt(da
     async with database() as uow:
         assert await uow.repo.pool_counts("wrap", "easy") == (0, 2)
         assert await uow.repo.pool_take("wrap", "easy") == deals[1].id
+
+
+async def test_two_requests_for_the_next_hole_start_one_hole(database: Database) -> None:
+    built = build_services(database, now, InlineSolver(), DealSettings(solver_budget=300_000))
+    snap, game = await built.rounds.create_round("wrap", winnable_only=False)
+    while game.state.status is Status.IN_PROGRESS:
+        game = await built.games.play_move(game.game.id, game.state.legal_moves()[-1], f"m{game.game.version}")
+    first, second = await asyncio.gather(
+        built.rounds.start_next_hole(snap.round.id), built.rounds.start_next_hole(snap.round.id)
+    )
+    assert first[1].game.id == second[1].game.id and first[1].game.hole == 2
+    final = await built.rounds.get_round(snap.round.id)
+    assert [h.game.hole for h in final.holes] == [1, 2]
