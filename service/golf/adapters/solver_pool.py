@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
@@ -20,9 +22,18 @@ from golf.engine.solitaire.state import State
 T = TypeVar("T")
 
 
-def _nice(increment: int) -> None:
+def _worker_init(increment: int, parent: int) -> None:
+    """Runs in each worker: lower its priority, and end it if the server dies without shutting the pool down
+    (a killed server would otherwise leave its solver processes behind)."""
     if increment:
         os.nice(increment)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 class ProcessPoolSolver:
@@ -33,8 +44,8 @@ class ProcessPoolSolver:
         self._pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_nice,
-            initargs=(nice,),
+            initializer=_worker_init,
+            initargs=(nice, os.getpid()),
         )
 
     async def _run(self, fn: Any, *args: Any) -> Any:
