@@ -38,7 +38,7 @@ def _need_postgres() -> None:
         return
     if os.environ.get("GOLF_TEST_POSTGRES") == "required":
         pytest.fail(problem + " (GOLF_TEST_POSTGRES=required)")
-    pytest.skip(problem)
+    pytest.skip(problem)  # the postgres guard: skips only when GOLF_TEST_POSTGRES is not "required"
 
 
 @pytest.fixture

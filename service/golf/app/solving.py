@@ -14,13 +14,14 @@ from golf.engine.solitaire.state import Layout, State
 
 def verdict_of(state: State, budget: int | None) -> Verdict:
     """Decide ``state`` (a deal's start): winnable with a line and a difficulty, or the fewest cards left."""
-    quick = solve(state, budget, fewest_cards=False)
-    if quick.winnable:
-        return Verdict(True, tuple(m.code for m in quick.line), 0, classify(quick.positions).value, quick.positions)
-    if quick.winnable is None:
+    # One search: the solver decides "winnable?" first (its positions are the difficulty measure) and looks for
+    # the fewest cards left only when the answer is no.
+    result = solve(state, budget)
+    if result.winnable:
+        return Verdict(True, tuple(m.code for m in result.line), 0, classify(result.positions).value, result.positions)
+    if result.winnable is None:
         return Verdict(None)
-    full = solve(state, budget)
-    return Verdict(full.winnable, (), full.cards_left if full.winnable is False else None)
+    return Verdict(False, (), result.cards_left if result.fewest_proven else None)
 
 
 def find_winnable(

@@ -188,12 +188,12 @@ class SqlRepository:
         return _deal(row) if row else None
 
     async def get_deals(self, deal_ids: set[str]) -> dict[str, DealRecord]:
-        out = {}
-        for deal_id in deal_ids:
-            deal = await self.get_deal(deal_id)
-            if deal is not None:
-                out[deal_id] = deal
-        return out
+        if not deal_ids:
+            return {}
+        ids = sorted(deal_ids)
+        marks = ", ".join("?" * len(ids))
+        rows = await self.tx.fetchall(f"SELECT {_DEAL_COLUMNS} FROM deals WHERE id IN ({marks})", *ids)
+        return {row["id"]: _deal(row) for row in rows}
 
     async def add_game(self, game: GameRecord) -> None:
         try:
