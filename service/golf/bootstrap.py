@@ -14,14 +14,20 @@ import uvicorn
 from fastapi import FastAPI
 from grpc_health.v1 import health_pb2
 
+from golf.adapters.auth.keys import load_signing_key
+from golf.adapters.auth.tokens import Tokens, TrustedIssuer
 from golf.adapters.db.repository import Database
-from golf.adapters.grpc_server import SERVICE_NAME, build_grpc_server
+from golf.adapters.edge import Edge
+from golf.adapters.grpc_server import PLAYER_SERVICE_NAME, SERVICE_NAME, build_grpc_server
 from golf.adapters.health import LIVENESS, Readiness
 from golf.adapters.metrics import Metrics, TimedSolver
+from golf.adapters.ratelimit import Limits, limits_from_settings
 from golf.adapters.rest import build_rest_app
 from golf.adapters.settings import Settings
 from golf.adapters.solver_pool import ProcessPoolSolver
 from golf.api.handlers import SolitaireHandlers
+from golf.api.player_handlers import PlayerHandlers
+from golf.api.rpc import Rpc
 from golf.app.dealing import Dealer, DealSettings
 from golf.app.services import build_services
 
@@ -39,11 +45,16 @@ class Container:
     background_solver: ProcessPoolSolver
     dealer: Dealer
     refill_dealer: Dealer
-    handlers: SolitaireHandlers
+    rpcs: list[Rpc]
+    edge: Edge
+    limits: Limits
     metrics: Metrics
 
 
 def build(settings: Settings) -> Container:
+    # Checked first: a missing or short key is a configuration error that must stop the server with its reason.
+    key = load_signing_key(settings.token_key, settings.database_url)
+    limits = limits_from_settings(settings)
     database = Database(settings.database_url, settings.db_pool_size, settings.sqlite_synchronous)
     solver = ProcessPoolSolver(settings.solver_workers)
     background = ProcessPoolSolver(1, nice=10)
@@ -55,10 +66,27 @@ def build(settings: Settings) -> Container:
         pool_library=max(settings.pool_library, settings.pool_size),
         pool_presets=tuple(p.strip() for p in settings.pool_presets.split(",") if p.strip()),
     )
-    services = build_services(database, utc_now, TimedSolver(solver, metrics), deal_settings)
+    trusted = [
+        TrustedIssuer(t.issuer, t.audience, t.public_key, t.jwks_url, tuple(t.algorithms))
+        for t in settings.trusted_issuers
+    ]
+    # The portal's players are made by the player use cases, which need the token issuer first: a late binding.
+    tokens = Tokens(
+        key,
+        settings.token_issuer,
+        settings.token_audience,
+        settings.access_token_seconds,
+        trusted,
+        resolve_external=lambda iss, sub, name: services.players.external_player(iss, sub, name),
+        leeway=settings.token_leeway_seconds,
+    )
+    services = build_services(
+        database, utc_now, TimedSolver(solver, metrics), deal_settings, tokens, limits, settings.refresh_token_days
+    )
     refill = Dealer(database, utc_now, TimedSolver(background, metrics), deal_settings)
-    handlers = SolitaireHandlers(services.games, services.rounds, services.dealer)
-    return Container(database, solver, background, services.dealer, refill, handlers, metrics)
+    solitaire = SolitaireHandlers(services.games, services.rounds, services.dealer)
+    rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs())
+    return Container(database, solver, background, services.dealer, refill, rpcs, Edge(tokens, limits), limits, metrics)
 
 
 async def _games_in_progress(database: Database) -> int:
@@ -79,12 +107,17 @@ async def serve(settings: Settings) -> None:
     """Serve REST and gRPC until SIGTERM or SIGINT, then finish requests in flight and exit."""
     container = build(settings)
     metrics = container.metrics
-    rpcs = metrics.count_moves(container.handlers.rpcs())
-    grpc_server, health_servicer, grpc_port = build_grpc_server(rpcs, f"{settings.host}:{settings.grpc_port}", metrics)
-    readiness = Readiness(
-        container.database, health_servicer, ("", SERVICE_NAME), on_change=lambda ready: metrics.ready.set(ready)
+    rpcs = container.rpcs
+    grpc_server, health_servicer, grpc_port = build_grpc_server(
+        rpcs, f"{settings.host}:{settings.grpc_port}", container.edge, metrics
     )
-    app: FastAPI = build_rest_app(rpcs, metrics, readiness)
+    readiness = Readiness(
+        container.database,
+        health_servicer,
+        ("", SERVICE_NAME, PLAYER_SERVICE_NAME),
+        on_change=lambda ready: metrics.ready.set(ready),
+    )
+    app: FastAPI = build_rest_app(rpcs, container.edge, metrics, readiness)
     http = _Uvicorn(
         uvicorn.Config(
             app,
@@ -124,6 +157,7 @@ async def serve(settings: Settings) -> None:
     await asyncio.gather(grpc_server.stop(settings.shutdown_grace_seconds), http_task, return_exceptions=True)
     container.solver.close()
     container.background_solver.close()
+    await container.limits.close()
     await container.database.dispose()
     stop_wait.cancel()
     log.info("stopped")

@@ -13,7 +13,7 @@ from golf.adapters.db.repository import Database
 from golf.adapters.health import Readiness
 from golf.adapters.logs import JsonFormatter, accept_request_id, request_id
 from golf.adapters.metrics import Metrics
-from golf.api.handlers import Rpc
+from golf.api.rpc import Rpc
 
 
 async def test_ready_only_at_head_or_newer(database_url: str) -> None:
@@ -77,11 +77,11 @@ async def test_moves_counted_once_per_stored_move() -> None:
 
     replies = iter([Reply(False), Reply(True), Reply(False, 3), Reply(True, 3)])
 
-    async def handler(_req: Any) -> Any:
+    async def handler(_req: Any, _ctx: Any) -> Any:
         return next(replies)
 
-    rpcs = [Rpc(name, object, object, "POST", "/x", "", handler) for name in ("PlayMove", "AutoPlay")]  # type: ignore[arg-type]
+    rpcs = [Rpc("S", name, object, object, "POST", "/x", "", handler) for name in ("PlayMove", "AutoPlay")]  # type: ignore[arg-type]
     play, auto = metrics.count_moves(rpcs)
     for call in (play, play, auto, auto):
-        await call.handler(None)
+        await call.handler(None, None)
     assert metrics.registry.get_sample_value("golf_moves_played_total") == 4

@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
+from golf.adapters.edge import Edge
 from golf.adapters.health import LIVENESS
 from golf.adapters.rest import build_rest_app
 from tests.deploy.support import CHART, VALUES_FILES, container_env, dockerfile, helm, load_values, one, render
 
 SERVICE = "golf.v1.SolitaireService"
 # Paths the REST app serves, whatever the RPC table holds.
-SERVED_PATHS = {getattr(r, "path", "") for r in build_rest_app([]).routes}
+SERVED_PATHS = {getattr(r, "path", "") for r in build_rest_app([], Edge(None, None)).routes}  # type: ignore[arg-type]
 IDS = [p.name.removesuffix("-values.yaml") for p in VALUES_FILES]
 
 
@@ -78,7 +79,9 @@ def test_probes_point_at_real_ports_and_paths(case: tuple[dict[str, Any], list[d
     _, container = _container(docs)
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     assert set(ports) == {"http", "grpc"}
-    env = container_env(docs, container, {"golf-database/url": "postgresql://x@y/z"})
+    env = container_env(
+        docs, container, {"golf-database/url": "postgresql://x@y/z", "golf-database/token-key": "k" * 40}
+    )
     # The ports the service opens (its settings) are the ports the container declares.
     assert int(env["GOLF_HTTP_PORT"]) == ports["http"]
     assert int(env["GOLF_GRPC_PORT"]) == ports["grpc"]
@@ -109,9 +112,14 @@ def test_secrets_and_migration_hook(case: tuple[dict[str, Any], list[dict[str, A
     values, docs = case
     _, container = _container(docs)
     existing = values.get("database", {}).get("existingSecret", "")
-    env = container_env(docs, container, {f"{existing}/url": "postgresql://from-existing-secret"})
+    env = container_env(
+        docs, container, {f"{existing}/url": "postgresql://from-existing-secret", f"{existing}/token-key": "k" * 40}
+    )
     assert env["GOLF_DATABASE_URL"].startswith("postgresql://")
-    assert ("GOLF_TOKEN_KEY" in env) == bool(values.get("tokenKey"))
+    # Every replica gets the same signing key: the one given, the Secret's own, or a random one made once.
+    assert len(env["GOLF_TOKEN_KEY"]) >= 32
+    if values.get("tokenKey"):
+        assert env["GOLF_TOKEN_KEY"] == values["tokenKey"]
     jobs = [d for d in docs if d["kind"] == "Job"]
     if not values.get("migrations", {}).get("enabled", True):
         assert jobs == []
@@ -161,7 +169,9 @@ def test_autoscaler_and_disruption_budget(case: tuple[dict[str, Any], list[dict[
 def test_shutdown_fits_the_grace_period(case: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
     _, docs = case
     pod, container = _container(docs)
-    env = container_env(docs, container, {"golf-database/url": "postgresql://x@y/z"})
+    env = container_env(
+        docs, container, {"golf-database/url": "postgresql://x@y/z", "golf-database/token-key": "k" * 40}
+    )
     pause = int(container.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command", ["sleep", "0"])[-1])
     needed = pause + float(env["GOLF_SHUTDOWN_GRACE_SECONDS"]) + float(env["GOLF_SHUTDOWN_DRAIN_SECONDS"])
     assert pod["terminationGracePeriodSeconds"] > needed

@@ -221,27 +221,32 @@ def test_entry_command_with_the_charts_environment(
 
 def _play_and_check_metrics(http_port: int, grpc_port: int) -> None:
     base = f"http://127.0.0.1:{http_port}"
+    guest = httpx.post(f"{base}/v1/players:guest", json={}, timeout=10)
+    assert guest.status_code == 200, guest.text
+    auth = {"authorization": "Bearer " + guest.json()["credentials"]["accessToken"]}
     created = httpx.post(
         f"{base}/v1/games",
         json={"preset": "standard", "winnableOnly": False},
-        headers={"x-request-id": "rid-rest-1"},
+        headers={"x-request-id": "rid-rest-1", **auth},
         timeout=10,
     )
     assert created.status_code == 200 and created.headers["x-request-id"] == "rid-rest-1"
     game = created.json()["game"]
     move = {"move": game["legalMoves"][0], "idempotencyKey": "k1", "expectedVersion": 0}
-    played = httpx.post(f"{base}/v1/games/{game['id']}/moves", json=move, timeout=10)
+    played = httpx.post(f"{base}/v1/games/{game['id']}/moves", json=move, headers=auth, timeout=10)
     assert played.status_code == 200 and played.headers["x-request-id"]
-    assert httpx.post(f"{base}/v1/games/{game['id']}/moves", json=move, timeout=10).json()["replayed"] is True
+    again = httpx.post(f"{base}/v1/games/{game['id']}/moves", json=move, headers=auth, timeout=10)
+    assert again.json()["replayed"] is True
+    metadata = (("authorization", auth["authorization"]),)
 
     with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
         stub = rpc.SolitaireServiceStub(channel)
         _, call = stub.GetGame.with_call(
-            pb.GetGameRequest(game_id=game["id"]), metadata=(("x-request-id", "rid-grpc-1"),), timeout=10
+            pb.GetGameRequest(game_id=game["id"]), metadata=(("x-request-id", "rid-grpc-1"), *metadata), timeout=10
         )
         assert ("x-request-id", "rid-grpc-1") in tuple(call.trailing_metadata() or ())
         with pytest.raises(grpc.RpcError) as refused:
-            stub.GetGame(pb.GetGameRequest(game_id="nope"), timeout=10)
+            stub.GetGame(pb.GetGameRequest(game_id="nope"), metadata=metadata, timeout=10)
         assert refused.value.code() == grpc.StatusCode.NOT_FOUND
 
     page = httpx.get(f"{base}/metrics", timeout=10)

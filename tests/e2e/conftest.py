@@ -65,8 +65,9 @@ def rest(server: Server) -> Iterator[Rest]:
 
 
 @pytest.fixture(scope="module")
-def grpc_client(server: Server) -> Iterator[Grpc]:
-    client = Grpc(server.grpc_target)
+def grpc_client(server: Server, rest: Rest) -> Iterator[Grpc]:
+    """The same player as ``rest``: tests may start a game over one transport and go on over the other."""
+    client = Grpc(server.grpc_target, as_=rest)
     yield client
     client.close()
 

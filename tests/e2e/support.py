@@ -20,14 +20,23 @@ import grpc
 import httpx
 from google.protobuf import json_format
 from google.protobuf.message import Message
+from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from golf.v1 import errors_pb2, solitaire_pb2, solitaire_service_pb2, solitaire_service_pb2_grpc
+from golf.v1 import (
+    errors_pb2,
+    player_service_pb2,
+    player_service_pb2_grpc,
+    solitaire_pb2,
+    solitaire_service_pb2,
+    solitaire_service_pb2_grpc,
+)
 
 pb = solitaire_service_pb2
 R = errors_pb2.ErrorReason
 GOLF = str(Path(sys.executable).with_name("golf"))
 ERROR_TRAILER = "golf-error-bin"
+STATUS_TRAILER = "grpc-status-details-bin"
 START_TIMEOUT = 60.0
 
 # The one error table, as a client sees it: reason -> (gRPC code, HTTP status). Illegal moves are 409 except a
@@ -51,7 +60,13 @@ ERROR_TABLE: dict[int, tuple[grpc.StatusCode, int]] = {
     R.ERROR_REASON_NOTHING_TO_PLAY: (grpc.StatusCode.FAILED_PRECONDITION, 409),
     R.ERROR_REASON_ROUND_OVER: (grpc.StatusCode.FAILED_PRECONDITION, 409),
     R.ERROR_REASON_DEAL_UNAVAILABLE: (grpc.StatusCode.UNAVAILABLE, 503),
+    R.ERROR_REASON_UNAUTHENTICATED: (grpc.StatusCode.UNAUTHENTICATED, 401),
+    R.ERROR_REASON_PERMISSION_DENIED: (grpc.StatusCode.PERMISSION_DENIED, 403),
+    R.ERROR_REASON_RATE_LIMITED: (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
 }
+TEST_TOKEN_KEY = "e2e-token-key-" + "0123456789abcdef" * 3
+UNLIMITED = {f"GOLF_RATE_LIMIT_{name}": "" for name in ("PLAYER", "ADDRESS", "SOLVER", "CREATE", "SIGN_IN")}
+"""Servers of the e2e tier run without rate limits unless a test sets them: the tests call faster than players."""
 
 
 # -- server processes --------------------------------------------------------------------------------------------
@@ -114,6 +129,9 @@ class Server:
             "GOLF_LOG_LEVEL": "warning",
             # No background refilling of the winnable-deal pool: it would compete for the CPU with the tests.
             "GOLF_POOL_SIZE": "0",
+            **UNLIMITED,
+            # SQLite servers make and keep their own key beside the database; PostgreSQL ones must be given one.
+            **({} if self.database_url.startswith("sqlite") else {"GOLF_TOKEN_KEY": TEST_TOKEN_KEY}),
             **self.extra_env,
         }
         self._log = self.log_path.open("wb")
@@ -199,6 +217,22 @@ class Reply:
     raw: str = ""
     """Everything the client received, as text: the REST body, or the gRPC message (as JSON) / status details
     and trailing metadata."""
+    status: Any = None
+    """gRPC: the ``google.rpc.Status`` of a refusal."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """REST: the response headers."""
+
+    def retry_delay(self) -> float | None:
+        """Seconds to wait, as the transport's standard says: ``Retry-After`` or ``google.rpc.RetryInfo``."""
+        if self.transport == "rest":
+            value = self.headers.get("retry-after")
+            return float(value) if value is not None else None
+        for detail in self.status.details if self.status is not None else ():
+            if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                info = error_details_pb2.RetryInfo()
+                detail.Unpack(info)
+                return float(info.retry_delay.ToTimedelta().total_seconds())
+        return None
 
     @property
     def ok(self) -> bool:
@@ -224,12 +258,29 @@ def _json(message: Message) -> str:
 
 
 class Rest:
-    """The REST gateway through httpx; bodies are parsed strictly into the proto messages."""
+    """The REST gateway through httpx; bodies are parsed strictly into the proto messages. It signs in as a new
+    guest first (``sign_in=False`` to call without a token)."""
 
     name = "rest"
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, sign_in: bool = True, display_name: str = "", as_: Client | None = None) -> None:
         self.http = httpx.Client(base_url=base_url, timeout=30)
+        self.player_id = self.refresh_token = self.token = ""
+        if as_ is not None:  # the same player as another client
+            self.use_token(as_.token)
+            self.player_id, self.refresh_token = as_.player_id, as_.refresh_token
+        elif sign_in:
+            guest = self.create_guest(player_service_pb2.CreateGuestRequest(display_name=display_name)).expect_ok()
+            self.use_token(guest.credentials.access_token)
+            self.player_id, self.refresh_token = guest.player.id, guest.credentials.refresh_token
+
+    def use_token(self, token: str | None) -> None:
+        """Send ``token`` as the bearer token from now on (None: no authorization header)."""
+        self.token = token or ""
+        if token is None:
+            self.http.headers.pop("authorization", None)
+        else:
+            self.http.headers["authorization"] = f"Bearer {token}"
 
     def close(self) -> None:
         self.http.close()
@@ -248,7 +299,7 @@ class Rest:
         assert resp.status_code != 500, f"500 from {resp.request.method} {resp.request.url}: {text}"
         err = errors_pb2.Error()
         json_format.Parse(text, err)
-        return Reply("rest", error=err, http_status=resp.status_code, raw=text)
+        return Reply("rest", error=err, http_status=resp.status_code, raw=text, headers=dict(resp.headers))
 
     def post(self, path: str, body: Message | dict[str, Any], response: type[Message]) -> Reply:
         content = _json(body) if isinstance(body, Message) else json.dumps(body)
@@ -313,25 +364,64 @@ class Rest:
         params = {"preset": preset} if preset else {}
         return self.request("GET", f"/v1/dailyDeals/{date}", pb.GetDailyDealResponse, params=params)
 
+    def list_rounds(self, req: pb.ListRoundsRequest) -> Reply:
+        params = {k: v for k, v in json_format.MessageToDict(req).items() if v not in ("", 0)}
+        return self.request("GET", "/v1/rounds", pb.ListRoundsResponse, params=params)
+
+    def list_games_where(self, req: pb.ListGamesRequest) -> Reply:
+        params = json_format.MessageToDict(req)
+        return self.request("GET", "/v1/games", pb.ListGamesResponse, params=params)
+
+    # PlayerService
+    def create_guest(self, req: player_service_pb2.CreateGuestRequest) -> Reply:
+        return self.post("/v1/players:guest", req, player_service_pb2.CreateGuestResponse)
+
+    def refresh_access(self, refresh_token: str) -> Reply:
+        req = player_service_pb2.RefreshTokenRequest(refresh_token=refresh_token)
+        return self.post("/v1/tokens:refresh", req, player_service_pb2.RefreshTokenResponse)
+
+    def revoke(self, refresh_token: str) -> Reply:
+        req = player_service_pb2.RevokeTokenRequest(refresh_token=refresh_token)
+        return self.post("/v1/tokens:revoke", req, player_service_pb2.RevokeTokenResponse)
+
+    def get_player(self, player_id: str) -> Reply:
+        return self.request("GET", f"/v1/players/{player_id}", player_service_pb2.GetPlayerResponse)
+
 
 JSON_TYPE = "application/json"
 
 
 class Grpc:
-    """The gRPC service through a real channel and the generated stub."""
+    """The gRPC services through a real channel and the generated stubs. It signs in as a new guest first
+    (``sign_in=False`` to call without a token)."""
 
     name = "grpc"
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, sign_in: bool = True, display_name: str = "", as_: Client | None = None) -> None:
         self.channel = grpc.insecure_channel(target)
         self.stub = solitaire_service_pb2_grpc.SolitaireServiceStub(self.channel)
+        self.players = player_service_pb2_grpc.PlayerServiceStub(self.channel)
+        self.metadata: tuple[tuple[str, str], ...] = ()
+        self.player_id = self.refresh_token = self.token = ""
+        if as_ is not None:  # the same player as another client
+            self.use_token(as_.token)
+            self.player_id, self.refresh_token = as_.player_id, as_.refresh_token
+        elif sign_in:
+            guest = self.create_guest(player_service_pb2.CreateGuestRequest(display_name=display_name)).expect_ok()
+            self.use_token(guest.credentials.access_token)
+            self.player_id, self.refresh_token = guest.player.id, guest.credentials.refresh_token
+
+    def use_token(self, token: str | None) -> None:
+        """Send ``token`` as the bearer token from now on (None: no authorization metadata)."""
+        self.token = token or ""
+        self.metadata = () if token is None else (("authorization", f"Bearer {token}"),)
 
     def close(self) -> None:
         self.channel.close()
 
-    def call(self, method: str, req: Message) -> Reply:
+    def call(self, method: str, req: Message, stub: Any = None) -> Reply:
         try:
-            message = getattr(self.stub, method)(req, timeout=30)
+            message = getattr(stub or self.stub, method)(req, timeout=30, metadata=self.metadata)
         except grpc.RpcError as err:
             return self.error_reply(err)
         return Reply("grpc", message=message, raw=_json(message))
@@ -344,8 +434,17 @@ class Grpc:
         assert ERROR_TRAILER in trailers, f"gRPC {code} without {ERROR_TRAILER}: {details}"
         assert code != grpc.StatusCode.INTERNAL, f"INTERNAL: {details}"
         error = errors_pb2.Error.FromString(trailers[ERROR_TRAILER])
-        raw = " ".join([details, _json(error), *(f"{k}={v!r}" for k, v in trailers.items() if k != ERROR_TRAILER)])
-        return Reply("grpc", error=error, grpc_code=code, raw=raw)
+        # gRPC's rich error model: the standard google.rpc.Status carries the same Error (and RetryInfo).
+        assert STATUS_TRAILER in trailers, f"gRPC {code} without {STATUS_TRAILER}"
+        status = status_pb2.Status.FromString(trailers[STATUS_TRAILER])
+        assert status.code == code.value[0] and status.message == details, (status, code, details)
+        packed = [d for d in status.details if d.Is(errors_pb2.Error.DESCRIPTOR)]
+        assert len(packed) == 1 and packed[0].value == trailers[ERROR_TRAILER]
+        shown = (ERROR_TRAILER, STATUS_TRAILER)
+        raw = " ".join(
+            [details, _json(error), _json(status), *(f"{k}={v!r}" for k, v in trailers.items() if k not in shown)]
+        )
+        return Reply("grpc", error=error, grpc_code=code, raw=raw, status=status)
 
     def create_deal(self, req: pb.CreateDealRequest) -> Reply:
         return self.call("CreateDeal", req)
@@ -388,6 +487,29 @@ class Grpc:
 
     def get_daily_deal(self, date: str, preset: str = "") -> Reply:
         return self.call("GetDailyDeal", pb.GetDailyDealRequest(date=date, preset=preset))
+
+    def list_rounds(self, req: pb.ListRoundsRequest) -> Reply:
+        return self.call("ListRounds", req)
+
+    def list_games_where(self, req: pb.ListGamesRequest) -> Reply:
+        return self.call("ListGames", req)
+
+    # PlayerService
+    def create_guest(self, req: player_service_pb2.CreateGuestRequest) -> Reply:
+        return self.call("CreateGuest", req, self.players)
+
+    def refresh_access(self, refresh_token: str) -> Reply:
+        return self.call(
+            "RefreshToken", player_service_pb2.RefreshTokenRequest(refresh_token=refresh_token), self.players
+        )
+
+    def revoke(self, refresh_token: str) -> Reply:
+        return self.call(
+            "RevokeToken", player_service_pb2.RevokeTokenRequest(refresh_token=refresh_token), self.players
+        )
+
+    def get_player(self, player_id: str) -> Reply:
+        return self.call("GetPlayer", player_service_pb2.GetPlayerRequest(player_id=player_id), self.players)
 
 
 Client = Rest | Grpc

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import grpc
 import httpx
@@ -11,11 +12,12 @@ import pytest
 from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-from golf.v1 import solitaire_service_pb2
+from golf.v1 import player_service_pb2, solitaire_service_pb2
 from tests.e2e.support import Server, health_status
 
 pytestmark = pytest.mark.xdist_group("e2e-discovery")
 SERVICE = solitaire_service_pb2.DESCRIPTOR.services_by_name["SolitaireService"]
+PLAYERS = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"]
 # Every RPC and its REST route (method, path), as the proto comments document them.
 ROUTES = {
     "CreateDeal": ("post", "/v1/deals"),
@@ -32,18 +34,33 @@ ROUTES = {
     "GetRound": ("get", "/v1/rounds/{roundId}"),
     "StartNextHole": ("post", "/v1/rounds/{roundId}:nextHole"),
     "GetDailyDeal": ("get", "/v1/dailyDeals/{date}"),
+    "ListRounds": ("get", "/v1/rounds"),
 }
+PLAYER_ROUTES = {
+    "CreateGuest": ("post", "/v1/players:guest"),
+    "RefreshToken": ("post", "/v1/tokens:refresh"),
+    "RevokeToken": ("post", "/v1/tokens:revoke"),
+    "GetPlayer": ("get", "/v1/players/{playerId}"),
+}
+PUBLIC = {"CreateGuest", "RefreshToken", "RevokeToken"}
+"""The RPCs callable without an access token."""
 # Query parameters of the GET routes, besides their path parameters.
-QUERY = {"ListGames": {"pageSize", "pageToken"}, "GetDailyDeal": {"preset"}}
-PROTO = Path(__file__).resolve().parents[2] / "proto" / "golf" / "v1" / "solitaire_service.proto"
+LISTING = {"pageSize", "pageToken", "preset", "status", "createdAfter", "createdBefore"}
+QUERY = {"ListGames": LISTING, "ListRounds": LISTING, "GetDailyDeal": {"preset"}}
+PROTOS = Path(__file__).resolve().parents[2] / "proto" / "golf" / "v1"
 
 
-def test_routes_cover_every_rpc_as_the_proto_documents_them() -> None:
-    assert set(ROUTES) == {m.name for m in SERVICE.methods}, "an RPC without a REST route in this test"
+@pytest.mark.parametrize(
+    ("service", "routes", "proto"),
+    [(SERVICE, ROUTES, "solitaire_service.proto"), (PLAYERS, PLAYER_ROUTES, "player_service.proto")],
+)
+def test_routes_cover_every_rpc_as_the_proto_documents_them(service: Any, routes: dict[str, Any], proto: str) -> None:
+    assert set(routes) == {m.name for m in service.methods}, "an RPC without a REST route in this test"
     # Each rpc's comment starts with its route: "// POST /v1/games/{game_id}:hint".
-    found = re.findall(r"// (GET|POST) (/v1/[^\s?:]+(?::\w+)?)[^\n]*\n\s*rpc (\w+)", PROTO.read_text())
+    text = (PROTOS / proto).read_text()
+    found = re.findall(r"// (GET|POST) (/v1/[^\s?:]+(?::\w+)?)[^\n]*\n\s*rpc (\w+)", text)
     documented = {name: (method.lower(), re.sub(r"{(\w+)}", _camel_param, path)) for method, path, name in found}
-    assert documented == ROUTES
+    assert documented == routes
 
 
 def _camel_param(match: re.Match[str]) -> str:
@@ -67,7 +84,8 @@ def test_reflection_lists_and_describes_the_service(server: Server) -> None:
     with grpc.insecure_channel(server.grpc_target) as channel:
         db = ProtoReflectionDescriptorDatabase(channel)
         services = set(db.get_services())
-        assert {SERVICE.full_name, "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"} <= services
+        health, reflection = "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"
+        assert {SERVICE.full_name, PLAYERS.full_name, health, reflection} <= services
         # The full descriptor is served, so a generic client (grpcurl, Postman) can call every method.
         from google.protobuf.descriptor_pool import DescriptorPool
 
@@ -87,11 +105,19 @@ def test_openapi_lists_every_route_with_schemas(server: Server) -> None:
     assert resp.status_code == 200
     doc = resp.json()
     schemas = doc["components"]["schemas"]
-    for rpc, (method, path) in ROUTES.items():
+    assert doc["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    assert doc["security"] == [{"bearer": []}]
+    every = [(SERVICE, rpc, route) for rpc, route in ROUTES.items()]
+    every += [(PLAYERS, rpc, route) for rpc, route in PLAYER_ROUTES.items()]
+    for service, rpc, (method, path) in every:
         assert path in doc["paths"], f"{path} missing"
         op = doc["paths"][path][method]
         assert op["operationId"] == rpc
-        method_desc = SERVICE.methods_by_name[rpc]
+        # Signing in needs no token; every other operation inherits the document's bearer requirement.
+        assert ("security" in op and op["security"] == []) == (rpc in PUBLIC), rpc
+        assert {"401", "429"} <= set(op["responses"])
+        assert "Retry-After" in op["responses"]["429"]["headers"]
+        method_desc = service.methods_by_name[rpc]
         ok = op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
         assert ok == f"#/components/schemas/{method_desc.output_type.full_name}"
         for status in ("400", "404", "409"):

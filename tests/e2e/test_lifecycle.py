@@ -31,7 +31,8 @@ def test_restart_mid_game_continues_at_the_same_version(own_server: Server) -> N
 
     assert own_server.stop() == 0, own_server.log_text()
     own_server.start()  # same database, new ports
-    rest, grpc_client = Rest(own_server.http_url), Grpc(own_server.grpc_target)
+    # The same players with the tokens they had: the signing key outlives the process.
+    rest, grpc_client = Rest(own_server.http_url, as_=rest), Grpc(own_server.grpc_target, as_=grpc_client)
     try:
         for client in (rest, grpc_client):
             before = games[client.name]
@@ -78,8 +79,8 @@ def test_sigterm_lets_requests_in_flight_finish(own_server: Server) -> None:
     setup.close()
 
     # Connections are opened (and used once) first, so every request below is sent on an accepted connection.
-    rests = [Rest(own_server.http_url) for _ in range(n)]
-    grpc_client = Grpc(own_server.grpc_target)
+    rests = [Rest(own_server.http_url, as_=setup) for _ in range(n)]
+    grpc_client = Grpc(own_server.grpc_target, as_=setup)
     for client, game in zip(rests, games, strict=False):
         client.get_game(game.id).expect_ok()
     grpc_client.get_game(games[-1].id).expect_ok()
@@ -126,7 +127,7 @@ def test_sigterm_lets_requests_in_flight_finish(own_server: Server) -> None:
     # Every acknowledged move was committed: a new process on the same database has all of them. A request
     # that failed is safe to retry with its idempotency key: it is made once, whatever happened before.
     own_server.start()
-    check, check_grpc = Rest(own_server.http_url), Grpc(own_server.grpc_target)
+    check, check_grpc = Rest(own_server.http_url, as_=setup), Grpc(own_server.grpc_target, as_=setup)
     try:
         for i in failed:
             retry = (check if i < n else check_grpc).play_move(requests[i]).expect_ok()

@@ -158,7 +158,8 @@ def test_pool_survives_a_restart(database_url: str, tmp_path: Path) -> None:
 
     srv.extra_env = {"GOLF_POOL_SIZE": "0"}
     srv.start()
-    rest, grpc_client = Rest(srv.http_url), Grpc(srv.grpc_target)
+    rest = Rest(srv.http_url)
+    grpc_client = Grpc(srv.grpc_target, as_=rest)
     try:
         clients = [rest, grpc_client, rest]
         for client, (level, name) in zip(clients, LEVELS.items(), strict=True):

@@ -15,21 +15,40 @@ from golf.adapters.db.repository import Database
 from golf.adapters.db.urls import sync_url
 from golf.app.dealing import DealSettings
 from golf.app.errors import Conflict
+from golf.app.identity import AccessToken, Caller
 from golf.app.ports import DuplicateMove
 from golf.app.records import MoveRecord
-from golf.app.services import build_services
+from golf.app.services import Services, build_services
 from golf.app.solitaire import SolitaireService
 from golf.app.solving import InlineSolver
 from golf.engine.solitaire.moves import Draw
 from golf.engine.solitaire.state import Status
+
+PLAYER = Caller("00000000-0000-0000-0000-000000000001")
 
 
 def now() -> datetime:
     return datetime.now(UTC)
 
 
+class NoLimits:
+    """Rate limits are not what these tests are about."""
+
+    async def hit(self, limit: str, key: str) -> None:
+        return None
+
+
+class NoTokens:
+    def issue(self, player_id: str) -> AccessToken:
+        raise AssertionError("these tests sign no one in")
+
+
+def built(database: Database) -> Services:
+    return build_services(database, now, InlineSolver(), DealSettings(solver_budget=300_000), NoTokens(), NoLimits())
+
+
 def services(database: Database) -> SolitaireService:
-    return build_services(database, now, InlineSolver(), DealSettings(solver_budget=300_000)).games
+    return built(database).games
 
 
 @pytest.fixture
@@ -56,7 +75,7 @@ def test_migrations_reach_head_and_go_back(database_url: str) -> None:
 
 async def test_the_database_refuses_a_second_move_per_seq_and_per_key(database: Database) -> None:
     service = services(database)
-    game = (await service.create_game(winnable_only=False)).game
+    game = (await service.create_game(PLAYER, winnable_only=False)).game
     moved = replace(game, version=1, line=["T"])
     async with database() as uow:
         assert await uow.repo.record_change(MoveRecord(game.id, 1, "T", "a", now()), moved, 0, None) == 0
@@ -92,9 +111,9 @@ async def test_the_database_refuses_a_second_move_per_seq_and_per_key(database: 
 
 async def test_concurrent_moves_are_serialised(database: Database) -> None:
     service = services(database)
-    game = (await service.create_game("", "wrap", winnable_only=False)).game
+    game = (await service.create_game(PLAYER, "", "wrap", winnable_only=False)).game
     results = await asyncio.gather(
-        *(service.play_move(game.id, Draw(), f"k{i}") for i in range(8)), return_exceptions=True
+        *(service.play_move(PLAYER, game.id, Draw(), f"k{i}") for i in range(8)), return_exceptions=True
     )
     done = [r for r in results if not isinstance(r, BaseException)]
     assert all(isinstance(r, Conflict) for r in results if isinstance(r, BaseException))
@@ -109,8 +128,8 @@ async def test_concurrent_moves_are_serialised(database: Database) -> None:
 
 async def test_concurrent_retries_store_once(database: Database) -> None:
     service = services(database)
-    game = (await service.create_game("", "wrap", winnable_only=False)).game
-    results = await asyncio.gather(*(service.play_move(game.id, Draw(), "same") for _ in range(6)))
+    game = (await service.create_game(PLAYER, "", "wrap", winnable_only=False)).game
+    results = await asyncio.gather(*(service.play_move(PLAYER, game.id, Draw(), "same") for _ in range(6)))
     assert {r.game.version for r in results} == {1}
     assert sum(not r.replayed for r in results) == 1
     async with database() as uow:
@@ -120,22 +139,22 @@ async def test_concurrent_retries_store_once(database: Database) -> None:
 async def test_game_survives_a_restart_and_replays_from_its_log(migrated_url: str) -> None:
     first = Database(migrated_url)
     service = services(first)
-    snap = await service.create_game("", "wrap", winnable_only=False)
+    snap = await service.create_game(PLAYER, "", "wrap", winnable_only=False)
     for i in range(5):
-        snap = await service.play_move(snap.game.id, snap.state.legal_moves()[0], f"k{i}")
+        snap = await service.play_move(PLAYER, snap.game.id, snap.state.legal_moves()[0], f"k{i}")
     await first.dispose()
 
     second = Database(migrated_url)
     try:
         again = services(second)
-        restored = await again.get_game(snap.game.id)
+        restored = await again.get_game(PLAYER, snap.game.id)
         assert restored.state == snap.state and restored.game.version == 5
         async with second() as uow:
             log = await uow.repo.get_moves(snap.game.id)
         assert [m.code for m in log] == restored.game.line
         while restored.state.status is Status.IN_PROGRESS:
             restored = await again.play_move(
-                restored.game.id, restored.state.legal_moves()[0], f"n{restored.game.version}"
+                PLAYER, restored.game.id, restored.state.legal_moves()[0], f"n{restored.game.version}"
             )
         assert restored.game.finished_at is not None
     finally:
@@ -144,14 +163,17 @@ async def test_game_survives_a_restart_and_replays_from_its_log(migrated_url: st
 
 async def test_listing_pages_through_everything(database: Database) -> None:
     service = services(database)
-    made = {(await service.create_game(winnable_only=False)).game.id for _ in range(7)}
+    other = Caller("00000000-0000-0000-0000-000000000002")
+    made = {(await service.create_game(PLAYER, winnable_only=False)).game.id for _ in range(7)}
+    theirs = (await service.create_game(other, winnable_only=False)).game.id
     seen: list[str] = []
-    page, token = await service.list_games(3)
+    page, token = await service.list_games(PLAYER, 3)
     seen += [s.game.id for s in page]
     while token:
-        page, token = await service.list_games(3, token)
+        page, token = await service.list_games(PLAYER, 3, token)
         seen += [s.game.id for s in page]
     assert set(seen) == made and len(seen) == 7
+    assert [s.game.id for s in (await service.list_games(other))[0]] == [theirs]
 
 
 def test_migrations_match_the_table_declarations(migrated_url: str) -> None:
@@ -172,7 +194,7 @@ def test_migrations_match_the_table_declarations(migrated_url: str) -> None:
 
 async def test_the_pool_deals_the_least_dealt_first_and_evicts_the_most_dealt(database: Database) -> None:
     service = services(database)
-    deals = [await service.create_deal("wrap", seed=f"s{i}") for i in range(3)]
+    deals = [await service.create_deal(PLAYER, "wrap", seed=f"s{i}") for i in range(3)]
     async with database() as uow:
         for deal in deals:
             await uow.repo.pool_add("wrap", "easy", deal.id)
@@ -180,27 +202,27 @@ async def test_the_pool_deals_the_least_dealt_first_and_evicts_the_most_dealt(da
     taken = []
     for _ in range(4):
         async with database() as uow:
-            taken.append(await uow.repo.pool_take("wrap", None))
+            taken.append(await uow.repo.pool_take("wrap", None, PLAYER.player_id))
             await uow.commit()
     assert taken == [deals[0].id, deals[1].id, deals[2].id, deals[0].id]
     async with database() as uow:
-        assert await uow.repo.pool_take("wrap", "hard") is None
+        assert await uow.repo.pool_take("wrap", "hard", PLAYER.player_id) is None
         assert await uow.repo.pool_counts("wrap", "easy") == (0, 3)
         await uow.repo.pool_evict("wrap", "easy")  # deals[0] was dealt twice
         await uow.commit()
     async with database() as uow:
         assert await uow.repo.pool_counts("wrap", "easy") == (0, 2)
-        assert await uow.repo.pool_take("wrap", "easy") == deals[1].id
+        assert await uow.repo.pool_take("wrap", "easy", PLAYER.player_id) == deals[1].id
 
 
 async def test_two_requests_for_the_next_hole_start_one_hole(database: Database) -> None:
-    built = build_services(database, now, InlineSolver(), DealSettings(solver_budget=300_000))
-    snap, game = await built.rounds.create_round("wrap", winnable_only=False)
+    both = built(database)
+    snap, game = await both.rounds.create_round(PLAYER, "wrap", winnable_only=False)
     while game.state.status is Status.IN_PROGRESS:
-        game = await built.games.play_move(game.game.id, game.state.legal_moves()[-1], f"m{game.game.version}")
+        game = await both.games.play_move(PLAYER, game.game.id, game.state.legal_moves()[-1], f"m{game.game.version}")
     first, second = await asyncio.gather(
-        built.rounds.start_next_hole(snap.round.id), built.rounds.start_next_hole(snap.round.id)
+        both.rounds.start_next_hole(PLAYER, snap.round.id), both.rounds.start_next_hole(PLAYER, snap.round.id)
     )
     assert first[1].game.id == second[1].game.id and first[1].game.hole == 2
-    final = await built.rounds.get_round(snap.round.id)
+    final = await both.rounds.get_round(PLAYER, snap.round.id)
     assert [h.game.hole for h in final.holes] == [1, 2]

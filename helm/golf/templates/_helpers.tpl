@@ -89,3 +89,23 @@ The environment of the service's container and of the migration Job's: the datab
       name: {{ .secretName }}
       key: {{ .key }}
 {{- end }}
+
+{{/*
+The key signing player tokens: tokenKey when set (32 characters or more), else the one this release's Secret
+already holds (so upgrades keep players signed in), else a new random one. Every replica reads the same Secret.
+*/}}
+{{- define "golf.tokenKey" -}}
+{{- if .Values.tokenKey -}}
+{{- if lt (len .Values.tokenKey) 32 -}}
+{{- fail "tokenKey must be at least 32 characters" -}}
+{{- end -}}
+{{- .Values.tokenKey -}}
+{{- else -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "golf.fullname" .) -}}
+{{- if and $existing $existing.data (index $existing.data "token-key") -}}
+{{- index $existing.data "token-key" | b64dec -}}
+{{- else -}}
+{{- randAlphaNum 48 -}}
+{{- end -}}
+{{- end -}}
+{{- end }}

@@ -8,38 +8,69 @@ from time import perf_counter
 from typing import Any
 
 import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import _async as health_async
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from golf.adapters.edge import Edge, grpc_peer_address
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request_id, request_id
 from golf.adapters.metrics import Metrics
 from golf.api.errors import ApiError, internal_error, to_api_error
-from golf.api.handlers import Rpc
+from golf.api.rpc import Rpc
 from golf.app.errors import AppError
-from golf.v1 import solitaire_service_pb2
+from golf.v1 import player_service_pb2, solitaire_service_pb2
 
 SERVICE_NAME = solitaire_service_pb2.DESCRIPTOR.services_by_name["SolitaireService"].full_name
+PLAYER_SERVICE_NAME = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
 ERROR_TRAILER = "golf-error-bin"
+STATUS_TRAILER = "grpc-status-details-bin"
 log = logging.getLogger("golf.grpc")
 
 
-def _request_id(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> tuple[str, str | None]:
+    """The request id and the ``authorization`` value sent with the call."""
+    rid: str | None = None
+    authorization: str | None = None
     for key, value in context.invocation_metadata() or ():
         if key == REQUEST_ID_HEADER:
-            return accept_request_id(value if isinstance(value, str) else None)
-    return new_request_id()
+            rid = accept_request_id(value if isinstance(value, str) else None)
+        elif key == "authorization" and isinstance(value, str):
+            authorization = value
+    return rid or new_request_id(), authorization
 
 
-def _unary(rpc: Rpc, metrics: Metrics | None) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
+def rich_status(failure: ApiError) -> bytes:
+    """The standard ``google.rpc.Status`` of a refusal (gRPC's rich error model), read by any gRPC client's
+    status library: the ``golf.v1.Error`` as a detail, and ``RetryInfo`` when the client should wait."""
+    status = status_pb2.Status(code=failure.code.value[0], message=failure.body.message)
+    body = any_pb2.Any()
+    body.Pack(failure.body)
+    status.details.append(body)
+    if failure.retry_after is not None:
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.FromNanoseconds(int(failure.retry_after * 1e9))
+        packed = any_pb2.Any()
+        packed.Pack(retry)
+        status.details.append(packed)
+    assert status.code != code_pb2.OK
+    raw: bytes = status.SerializeToString()
+    return raw
+
+
+def _unary(
+    rpc: Rpc, edge: Edge, metrics: Metrics | None
+) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
     observe = metrics.rpc(rpc.name).observe if metrics is not None else None
 
     async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         start = perf_counter()
-        rid = _request_id(context)
+        rid, authorization = _metadata(context)
         request_id.set(rid)
         try:
-            reply = await rpc.handler(request)
+            ctx = await edge.admit(rpc, authorization, grpc_peer_address(context.peer()))
+            reply = await rpc.handler(request, ctx)
         except ApiError as err:
             failure = err
         except AppError as err:
@@ -52,7 +83,13 @@ def _unary(rpc: Rpc, metrics: Metrics | None) -> Callable[[Any, grpc.aio.Service
             if observe is not None:
                 observe("OK", perf_counter() - start)
             return reply
-        context.set_trailing_metadata(((ERROR_TRAILER, failure.body.SerializeToString()), (REQUEST_ID_HEADER, rid)))
+        context.set_trailing_metadata(
+            (
+                (ERROR_TRAILER, failure.body.SerializeToString()),
+                (STATUS_TRAILER, rich_status(failure)),
+                (REQUEST_ID_HEADER, rid),
+            )
+        )
         if observe is not None:
             observe(failure.code.name, perf_counter() - start)
         await context.abort(failure.code, failure.body.message)
@@ -61,23 +98,24 @@ def _unary(rpc: Rpc, metrics: Metrics | None) -> Callable[[Any, grpc.aio.Service
 
 
 def build_grpc_server(
-    rpcs: list[Rpc], address: str, metrics: Metrics | None = None
+    rpcs: list[Rpc], address: str, edge: Edge, metrics: Metrics | None = None
 ) -> tuple[grpc.aio.Server, health_async.HealthServicer, int]:
     """A server with the RPCs, health and reflection, bound to ``address``; returns the bound port too."""
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    handlers = {
-        rpc.name: grpc.unary_unary_rpc_method_handler(
-            _unary(rpc, metrics),
+    services: dict[str, dict[str, grpc.RpcMethodHandler[Any, Any]]] = {}
+    for rpc in rpcs:
+        services.setdefault(rpc.service, {})[rpc.name] = grpc.unary_unary_rpc_method_handler(
+            _unary(rpc, edge, metrics),
             request_deserializer=rpc.request.FromString,
             response_serializer=rpc.response.SerializeToString,
         )
-        for rpc in rpcs
-    }
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_generic_rpc_handlers(
+        tuple(grpc.method_handlers_generic_handler(name, handlers) for name, handlers in services.items())
+    )
     health_servicer = health_async.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        (*services, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
         server,
     )
     port = server.add_insecure_port(address)

@@ -16,11 +16,11 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from golf.api.handlers import Rpc
+from golf.api.rpc import CallContext, Handler, Rpc
 from golf.app.ports import Solver
 from golf.app.records import Verdict
+from golf.engine.solitaire.autoplay import AutoRun
 from golf.engine.solitaire.difficulty import Difficulty
-from golf.engine.solitaire.moves import PlayColumn
 from golf.engine.solitaire.rules import SolitaireRules
 from golf.engine.solitaire.solver import SolveResult
 from golf.engine.solitaire.state import State
@@ -155,18 +155,18 @@ class Metrics:
         """The RPC table with PlayMove and AutoPlay wrapped to count the moves they store (not replays)."""
         moves = self.moves
 
-        def played(handler: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
-            async def play(req: Any) -> Any:
-                reply = await handler(req)
+        def played(handler: Handler) -> Handler:
+            async def play(req: Any, ctx: CallContext) -> Any:
+                reply: Any = await handler(req, ctx)
                 if not reply.replayed:
                     moves.inc()
                 return reply
 
             return play
 
-        def autoplayed(handler: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
-            async def autoplay(req: Any) -> Any:
-                reply = await handler(req)
+        def autoplayed(handler: Handler) -> Handler:
+            async def autoplay(req: Any, ctx: CallContext) -> Any:
+                reply: Any = await handler(req, ctx)
                 if not reply.replayed and reply.moves:
                     moves.inc(len(reply.moves))
                 return reply
@@ -191,7 +191,7 @@ class TimedSolver:
         with self._solve.time():
             return await self._inner.solve(state, budget)
 
-    async def autoplay_run(self, state: State, budget: int | None) -> tuple[PlayColumn, ...]:
+    async def autoplay_run(self, state: State, budget: int | None) -> AutoRun:
         with self._autoplay.time():
             return await self._inner.autoplay_run(state, budget)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
 
-from golf.api.handlers import Rpc
+from golf.api.rpc import Rpc
 
 _WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.Timestamp": {"type": "string", "format": "date-time", "example": "2026-11-29T12:00:00Z"},
@@ -111,11 +111,25 @@ def rpc_openapi(rpc: Rpc) -> dict[str, Any]:
                 "content": {"application/json": {"schema": {"$ref": REF + rpc.response.DESCRIPTOR.full_name}}},
             },
             "400": {"description": "Invalid argument (`field` names it) or an impossible move", **error},
-            "404": {"description": "Not found", **error},
+            "401": {
+                "description": "No valid access token (or refresh token): sign in again",
+                "headers": {"WWW-Authenticate": {"schema": {"type": "string"}, "description": "RFC 6750 challenge"}},
+                **error,
+            },
+            "403": {"description": "Another player's resource that the caller may see but not change", **error},
+            "404": {"description": "Not found (or another player's game in progress)", **error},
             "409": {"description": "Refused move, stale version or reused idempotency key", **error},
+            "429": {
+                "description": "Rate limited: retry after `Retry-After` seconds (`retryDelay` in the body)",
+                "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait"}},
+                **error,
+            },
             "500": {"description": "Internal error; safe to retry", **error},
         }
     }
+    # Public RPCs (signing in) need no token; the document's default security covers the rest.
+    if rpc.public:
+        extra["security"] = []
     if rpc.http_method == "POST":
         extra["requestBody"] = {
             "required": True,

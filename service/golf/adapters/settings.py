@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import BaseModel
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class TrustedIssuerSettings(BaseModel):
+    """A portal whose tokens sign its own players in: tokens with this ``iss`` and ``aud``, signed by ``public_key``
+    (PEM) or by a key of the JWK set at ``jwks_url``."""
+
+    issuer: str
+    audience: str
+    public_key: str | None = None
+    jwks_url: str | None = None
+    algorithms: list[str] = ["RS256", "ES256"]
 
 
 class Settings(BaseSettings):
@@ -43,3 +55,32 @@ class Settings(BaseSettings):
     sqlite_synchronous: Literal["NORMAL", "FULL", "EXTRA"] = "FULL"
     """SQLite's ``synchronous`` pragma: FULL makes each acknowledged move durable even across a power cut;
     NORMAL survives process crashes only and is faster."""
+    token_key: str | None = None
+    """Secret (32 characters or more) signing this service's access tokens; every replica needs the same one. Unset
+    with SQLite, a key is generated and kept beside the database file; unset with PostgreSQL, the server refuses to
+    start."""
+    token_issuer: str = "golf"
+    """``iss`` of the access tokens this service signs."""
+    token_audience: str = "golf"
+    """``aud`` of the access tokens this service signs."""
+    access_token_seconds: int = 3600
+    """Lifetime of an access token."""
+    refresh_token_days: int = 365
+    """Lifetime of a refresh token (a device signs in again with it as the same player until then)."""
+    token_leeway_seconds: float = 30.0
+    """Clock skew allowed when checking ``exp``, ``nbf`` and ``iat``."""
+    trusted_issuers: list[TrustedIssuerSettings] = []
+    """Portals whose tokens sign their players in, as JSON: ``[{"issuer": ..., "audience": ..., "public_key": PEM
+    or "jwks_url": URL, "algorithms": ["RS256"]}]``."""
+    redis_url: str | None = None
+    """Where rate limits are counted, shared by every replica (``redis://host:6379/0``); unset: in this process."""
+    rate_limit_player: str = "50/second;1500/minute"
+    """Calls per signed-in player (moving windows; ``;`` separates several; empty turns it off)."""
+    rate_limit_address: str = "200/second"
+    """Calls per client address (the TCP peer), signed in or not."""
+    rate_limit_solver: str = "30/minute"
+    """Solver searches per player: hints, AutoPlay, and winnable deals under rules the pool does not keep."""
+    rate_limit_create: str = "60/minute"
+    """New deals, games, rounds and holes per player."""
+    rate_limit_sign_in: str = "30/minute"
+    """Guest sign-ups and token refreshes per client address."""

@@ -12,9 +12,8 @@ from typing import Any, TypeVar
 
 from golf.app import solving
 from golf.app.records import Verdict
-from golf.engine.solitaire.autoplay import choose_run
+from golf.engine.solitaire.autoplay import AutoRun, choose_run
 from golf.engine.solitaire.difficulty import Difficulty
-from golf.engine.solitaire.moves import PlayColumn
 from golf.engine.solitaire.rules import SolitaireRules
 from golf.engine.solitaire.solver import SolveResult, solve
 from golf.engine.solitaire.state import State
@@ -55,8 +54,8 @@ class ProcessPoolSolver:
         result: SolveResult = await self._run(solve, state, budget)
         return result
 
-    async def autoplay_run(self, state: State, budget: int | None) -> tuple[PlayColumn, ...]:
-        run: tuple[PlayColumn, ...] = await self._run(choose_run, state, budget)
+    async def autoplay_run(self, state: State, budget: int | None) -> AutoRun:
+        run: AutoRun = await self._run(choose_run, state, budget)
         return run
 
     async def verdict(self, state: State, budget: int | None) -> Verdict:

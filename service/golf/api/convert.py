@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from google.protobuf.duration_pb2 import Duration
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from golf.app.errors import InvalidArgument
-from golf.app.records import AUTOPLAY, UNDO, DealRecord, GameSnapshot, MoveRecord, action_moves
+from golf.app.identity import PlayerRecord
+from golf.app.players import SignedIn
+from golf.app.records import AUTOPLAY, UNDO, DealRecord, GameFilter, GameSnapshot, MoveRecord, RoundFilter, action_moves
 from golf.app.rounds import RoundSnapshot
 from golf.engine.cards import Card
 from golf.engine.solitaire.difficulty import Difficulty
@@ -17,7 +19,7 @@ from golf.engine.solitaire.moves import Draw, Move, PlayColumn, parse_move
 from golf.engine.solitaire.rules import SolitaireRules, UndoPolicy
 from golf.engine.solitaire.state import Status
 from golf.engine.solitaire.view import view
-from golf.v1 import cards_pb2, solitaire_pb2
+from golf.v1 import cards_pb2, players_pb2, solitaire_pb2
 
 _STATUS = {
     Status.IN_PROGRESS: solitaire_pb2.GAME_STATUS_IN_PROGRESS,
@@ -36,6 +38,12 @@ _DIFFICULTY = {
     Difficulty.HARD: solitaire_pb2.DIFFICULTY_HARD,
 }
 _DIFFICULTY_BACK = {v: k for k, v in _DIFFICULTY.items()}
+_SEED_SOURCE = {
+    "server": solitaire_pb2.SEED_SOURCE_SERVER,
+    "client": solitaire_pb2.SEED_SOURCE_CLIENT,
+    "pysol": solitaire_pb2.SEED_SOURCE_PYSOL,
+}
+_STATUS_BACK = {v: k.value for k, v in _STATUS.items()}
 # Built once: converting cards is the hot path of every response.
 _CARD_PROTOS = {
     Card(rank, suit): cards_pb2.Card(rank=rank, suit=suit + 1, code=Card(rank, suit).code)  # type: ignore[arg-type]
@@ -148,6 +156,7 @@ def deal_to_proto(deal: DealRecord) -> solitaire_pb2.Deal:
         commitment=deal.commitment,
         shuffle_algorithm=deal.algorithm,
         create_time=timestamp(deal.created_at),
+        seed_source=_SEED_SOURCE[deal.seed_source],
     )
     if deal.pysol_number is not None:
         msg.pysol_deal_number = deal.pysol_number
@@ -193,6 +202,9 @@ def game_to_proto(snap: GameSnapshot) -> solitaire_pb2.Game:
         undos_used=game.undos_used,
         round_id=game.round_id or "",
         hole=game.hole or 0,
+        player_id=game.owner_id,
+        practice=game.practice,
+        autoplay_assists=game.autoplay_assists,
     )
     left = rules.undos_left(game.undos_used)
     if left is not None:
@@ -254,4 +266,59 @@ def round_to_proto(snap: RoundSnapshot) -> solitaire_pb2.Round:
         total=snap.total,
         create_time=timestamp(record.created_at),
         update_time=timestamp(last),
+        player_id=record.owner_id,
+    )
+
+
+def player_to_proto(player: PlayerRecord) -> players_pb2.Player:
+    return players_pb2.Player(id=player.id, display_name=player.display_name, create_time=timestamp(player.created_at))
+
+
+def credentials_to_proto(signed: SignedIn) -> players_pb2.Credentials:
+    msg = players_pb2.Credentials(
+        access_token=signed.access.token,
+        token_type="Bearer",
+        access_token_expire_time=timestamp(signed.access.expires_at),
+    )
+    if signed.refresh is not None:
+        msg.refresh_token = signed.refresh_token
+        msg.refresh_token_expire_time.CopyFrom(timestamp(signed.refresh.expires_at))
+    return msg
+
+
+def _time_range(req: Any) -> tuple[datetime | None, datetime | None]:
+    out: list[datetime | None] = []
+    for name in ("created_after", "created_before"):
+        if not req.HasField(name):
+            out.append(None)
+            continue
+        try:
+            out.append(getattr(req, name).ToDatetime(tzinfo=UTC))
+        except (ValueError, OverflowError, OSError):
+            field = "createdAfter" if name == "created_after" else "createdBefore"
+            raise InvalidArgument(field, f"{field} is not a valid time") from None
+    return out[0], out[1]
+
+
+def game_filter(req: Any) -> GameFilter:
+    """The filters of a ``ListGamesRequest``."""
+    after, before = _time_range(req)
+    status = _STATUS_BACK.get(req.status) if req.status else None
+    if req.status and status is None:
+        raise InvalidArgument("status", "unknown game status")
+    return GameFilter(preset=req.preset or None, status=status, created_after=after, created_before=before)
+
+
+def round_filter(req: Any) -> RoundFilter:
+    """The filters of a ``ListRoundsRequest``."""
+    after, before = _time_range(req)
+    finished = {
+        solitaire_pb2.ROUND_STATUS_UNSPECIFIED: None,
+        solitaire_pb2.ROUND_STATUS_IN_PROGRESS: False,
+        solitaire_pb2.ROUND_STATUS_FINISHED: True,
+    }
+    if req.status not in finished:
+        raise InvalidArgument("status", "unknown round status")
+    return RoundFilter(
+        preset=req.preset or None, finished=finished[req.status], created_after=after, created_before=before
     )

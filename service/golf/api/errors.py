@@ -13,8 +13,11 @@ from golf.app.errors import (
     InvalidArgument,
     MoveRefused,
     NotFound,
+    PermissionDenied,
+    RateLimited,
     RoundOver,
     StaleVersion,
+    Unauthenticated,
 )
 from golf.engine.solitaire.moves import Refusal
 from golf.v1 import errors_pb2
@@ -39,14 +42,28 @@ _REFUSALS: dict[Refusal, tuple[errors_pb2.ErrorReason.ValueType, grpc.StatusCode
 }
 
 
-class ApiError(Exception):
-    """A refusal ready for either transport: the ``Error`` body, its gRPC code and its HTTP status."""
+REALM = "golf"
 
-    def __init__(self, body: errors_pb2.Error, code: grpc.StatusCode, http_status: int) -> None:
+
+class ApiError(Exception):
+    """A refusal ready for either transport: the ``Error`` body, its gRPC code and its HTTP status, and what the
+    transports add in their own terms: ``retry_after`` seconds (HTTP ``Retry-After``, gRPC ``RetryInfo``) and the
+    HTTP ``WWW-Authenticate`` challenge."""
+
+    def __init__(
+        self,
+        body: errors_pb2.Error,
+        code: grpc.StatusCode,
+        http_status: int,
+        retry_after: float | None = None,
+        www_authenticate: str | None = None,
+    ) -> None:
         super().__init__(body.message)
         self.body = body
         self.code = code
         self.http_status = http_status
+        self.retry_after = retry_after
+        self.www_authenticate = www_authenticate
 
 
 def invalid(field: str, message: str) -> ApiError:
@@ -86,6 +103,20 @@ def to_api_error(err: AppError) -> ApiError:
     if isinstance(err, RoundOver):
         body = errors_pb2.Error(reason=R.ERROR_REASON_ROUND_OVER, message=err.message)
         return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)
+    if isinstance(err, Unauthenticated):
+        body = errors_pb2.Error(reason=R.ERROR_REASON_UNAUTHENTICATED, message=err.message)
+        # RFC 6750: a missing token gets the bare challenge, a bad one says why (the message never echoes it).
+        challenge = f'Bearer realm="{REALM}"'
+        if err.invalid_token:
+            challenge += f', error="invalid_token", error_description="{_quotable(err.message)}"'
+        return ApiError(body, grpc.StatusCode.UNAUTHENTICATED, 401, www_authenticate=challenge)
+    if isinstance(err, PermissionDenied):
+        body = errors_pb2.Error(reason=R.ERROR_REASON_PERMISSION_DENIED, message=err.message)
+        return ApiError(body, grpc.StatusCode.PERMISSION_DENIED, 403)
+    if isinstance(err, RateLimited):
+        body = errors_pb2.Error(reason=R.ERROR_REASON_RATE_LIMITED, message=err.message)
+        body.retry_delay.FromNanoseconds(int(err.retry_after * 1e9))
+        return ApiError(body, grpc.StatusCode.RESOURCE_EXHAUSTED, 429, retry_after=err.retry_after)
     if isinstance(err, DealUnavailable):
         # The solver's budget ran out, not a fault of the request: retrying may succeed.
         body = errors_pb2.Error(reason=R.ERROR_REASON_DEAL_UNAVAILABLE, message=err.message)
@@ -99,3 +130,8 @@ def internal_error() -> ApiError:
         message="the server could not finish the request; retrying with the same idempotency key is safe",
     )
     return ApiError(body, grpc.StatusCode.INTERNAL, 500)
+
+
+def _quotable(text: str) -> str:
+    """Text safe inside a quoted HTTP header parameter."""
+    return "".join(ch for ch in text if " " <= ch <= "~" and ch not in '"\\')

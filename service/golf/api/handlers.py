@@ -1,43 +1,29 @@
-"""One handler per RPC, shared by gRPC and REST, and the table of RPCs both transports are built from."""
+"""One handler per RPC of ``golf.v1.SolitaireService``, shared by gRPC and REST, and its rows of the RPC table."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
-
-from google.protobuf.message import Message
 
 from golf.api.convert import (
     deal_to_proto,
     difficulty_from_proto,
+    game_filter,
     game_to_proto,
     log_to_proto,
     move_from_proto,
     move_to_proto,
+    round_filter,
     round_to_proto,
     rules_overrides,
 )
 from golf.api.errors import invalid
+from golf.api.rpc import CallContext, Rpc
 from golf.app.dealing import Dealer
 from golf.app.rounds import RoundService
 from golf.app.solitaire import SolitaireService
 from golf.v1 import solitaire_service_pb2 as pb
 
-Handler = Callable[[Any], Awaitable[Message]]
-
-
-@dataclass(frozen=True)
-class Rpc:
-    """An RPC of ``golf.v1.SolitaireService`` and its REST route."""
-
-    name: str
-    request: type[Message]
-    response: type[Message]
-    http_method: str
-    http_path: str
-    summary: str
-    handler: Handler
+SERVICE = pb.DESCRIPTOR.services_by_name["SolitaireService"].full_name
 
 
 def _require(value: str, field: str) -> str:
@@ -58,8 +44,9 @@ class SolitaireHandlers:
         self.rounds = rounds
         self.dealer = dealer
 
-    async def create_deal(self, req: pb.CreateDealRequest) -> pb.CreateDealResponse:
+    async def create_deal(self, req: pb.CreateDealRequest, ctx: CallContext) -> pb.CreateDealResponse:
         deal = await self.games.create_deal(
+            ctx.player,
             req.preset,
             rules_overrides(req.rules),
             req.seed if req.HasField("seed") else None,
@@ -69,12 +56,13 @@ class SolitaireHandlers:
         )
         return pb.CreateDealResponse(deal=deal_to_proto(deal))
 
-    async def get_deal(self, req: pb.GetDealRequest) -> pb.GetDealResponse:
+    async def get_deal(self, req: pb.GetDealRequest, ctx: CallContext) -> pb.GetDealResponse:
         deal = await self.games.get_deal(_require(req.deal_id, "dealId"))
         return pb.GetDealResponse(deal=deal_to_proto(deal))
 
-    async def create_game(self, req: pb.CreateGameRequest) -> pb.CreateGameResponse:
+    async def create_game(self, req: pb.CreateGameRequest, ctx: CallContext) -> pb.CreateGameResponse:
         snap = await self.games.create_game(
+            ctx.player,
             req.deal_id,
             req.preset,
             rules_overrides(req.rules),
@@ -83,43 +71,52 @@ class SolitaireHandlers:
         )
         return pb.CreateGameResponse(game=game_to_proto(snap))
 
-    async def get_game(self, req: pb.GetGameRequest) -> pb.GetGameResponse:
-        snap = await self.games.get_game(_require(req.game_id, "gameId"))
+    async def get_game(self, req: pb.GetGameRequest, ctx: CallContext) -> pb.GetGameResponse:
+        snap = await self.games.get_game(ctx.player, _require(req.game_id, "gameId"))
         return pb.GetGameResponse(game=game_to_proto(snap))
 
-    async def list_games(self, req: pb.ListGamesRequest) -> pb.ListGamesResponse:
-        snaps, token = await self.games.list_games(req.page_size, req.page_token)
+    async def list_games(self, req: pb.ListGamesRequest, ctx: CallContext) -> pb.ListGamesResponse:
+        snaps, token = await self.games.list_games(ctx.player, req.page_size, req.page_token, game_filter(req))
         return pb.ListGamesResponse(games=[game_to_proto(s) for s in snaps], next_page_token=token)
 
-    async def play_move(self, req: pb.PlayMoveRequest) -> pb.PlayMoveResponse:
+    async def play_move(self, req: pb.PlayMoveRequest, ctx: CallContext) -> pb.PlayMoveResponse:
         if not req.HasField("move"):
             raise invalid("move", "move is required")
         snap = await self.games.play_move(
-            _require(req.game_id, "gameId"), move_from_proto(req.move), req.idempotency_key, _optional_version(req)
+            ctx.player,
+            _require(req.game_id, "gameId"),
+            move_from_proto(req.move),
+            req.idempotency_key,
+            _optional_version(req),
         )
         made = move_to_proto(snap.made[0]) if snap.made else None
         return pb.PlayMoveResponse(game=game_to_proto(snap), move=made, replayed=snap.replayed)
 
-    async def list_moves(self, req: pb.ListMovesRequest) -> pb.ListMovesResponse:
-        entries = await self.games.list_moves(_require(req.game_id, "gameId"))
+    async def list_moves(self, req: pb.ListMovesRequest, ctx: CallContext) -> pb.ListMovesResponse:
+        entries = await self.games.list_moves(ctx.player, _require(req.game_id, "gameId"))
         return pb.ListMovesResponse(moves=log_to_proto(entries))
 
-    async def hint(self, req: pb.HintRequest) -> pb.HintResponse:
-        move, snap, replayed = await self.games.hint(_require(req.game_id, "gameId"), req.idempotency_key)
+    async def hint(self, req: pb.HintRequest, ctx: CallContext) -> pb.HintResponse:
+        move, snap, replayed = await self.games.hint(ctx.player, _require(req.game_id, "gameId"), req.idempotency_key)
         return pb.HintResponse(move=move_to_proto(move, hide_draw=True), game=game_to_proto(snap), replayed=replayed)
 
-    async def undo(self, req: pb.UndoRequest) -> pb.UndoResponse:
-        snap = await self.games.undo(_require(req.game_id, "gameId"), req.idempotency_key, _optional_version(req))
+    async def undo(self, req: pb.UndoRequest, ctx: CallContext) -> pb.UndoResponse:
+        snap = await self.games.undo(
+            ctx.player, _require(req.game_id, "gameId"), req.idempotency_key, _optional_version(req)
+        )
         return pb.UndoResponse(game=game_to_proto(snap), replayed=snap.replayed)
 
-    async def auto_play(self, req: pb.AutoPlayRequest) -> pb.AutoPlayResponse:
-        snap = await self.games.autoplay(_require(req.game_id, "gameId"), req.idempotency_key, _optional_version(req))
+    async def auto_play(self, req: pb.AutoPlayRequest, ctx: CallContext) -> pb.AutoPlayResponse:
+        snap = await self.games.autoplay(
+            ctx.player, _require(req.game_id, "gameId"), req.idempotency_key, _optional_version(req)
+        )
         return pb.AutoPlayResponse(
             game=game_to_proto(snap), moves=[move_to_proto(m) for m in snap.made], replayed=snap.replayed
         )
 
-    async def create_round(self, req: pb.CreateRoundRequest) -> pb.CreateRoundResponse:
+    async def create_round(self, req: pb.CreateRoundRequest, ctx: CallContext) -> pb.CreateRoundResponse:
         snap, game = await self.rounds.create_round(
+            ctx.player,
             req.preset,
             rules_overrides(req.rules),
             req.holes,
@@ -129,52 +126,62 @@ class SolitaireHandlers:
         )
         return pb.CreateRoundResponse(round=round_to_proto(snap), game=game_to_proto(game))
 
-    async def get_round(self, req: pb.GetRoundRequest) -> pb.GetRoundResponse:
-        snap = await self.rounds.get_round(_require(req.round_id, "roundId"))
+    async def get_round(self, req: pb.GetRoundRequest, ctx: CallContext) -> pb.GetRoundResponse:
+        snap = await self.rounds.get_round(ctx.player, _require(req.round_id, "roundId"))
         return pb.GetRoundResponse(round=round_to_proto(snap))
 
-    async def start_next_hole(self, req: pb.StartNextHoleRequest) -> pb.StartNextHoleResponse:
-        snap, game = await self.rounds.start_next_hole(_require(req.round_id, "roundId"))
+    async def start_next_hole(self, req: pb.StartNextHoleRequest, ctx: CallContext) -> pb.StartNextHoleResponse:
+        snap, game = await self.rounds.start_next_hole(ctx.player, _require(req.round_id, "roundId"))
         return pb.StartNextHoleResponse(round=round_to_proto(snap), game=game_to_proto(game))
 
-    async def get_daily_deal(self, req: pb.GetDailyDealRequest) -> pb.GetDailyDealResponse:
-        deal = await self.dealer.daily(req.date, req.preset)
+    async def get_daily_deal(self, req: pb.GetDailyDealRequest, ctx: CallContext) -> pb.GetDailyDealResponse:
+        deal = await self.dealer.daily(req.date, req.preset, ctx.player.player_id)
         return pb.GetDailyDealResponse(deal=deal_to_proto(deal))
+
+    async def list_rounds(self, req: pb.ListRoundsRequest, ctx: CallContext) -> pb.ListRoundsResponse:
+        snaps, token = await self.rounds.list_rounds(ctx.player, req.page_size, req.page_token, round_filter(req))
+        return pb.ListRoundsResponse(rounds=[round_to_proto(s) for s in snaps], next_page_token=token)
 
     def rpcs(self) -> list[Rpc]:
         """Every RPC with its REST route; path parameters are request fields in lowerCamelCase."""
+        S = SERVICE
         return [
-            Rpc("CreateDeal", pb.CreateDealRequest, pb.CreateDealResponse, "POST", "/v1/deals",
+            Rpc(S, "CreateDeal", pb.CreateDealRequest, pb.CreateDealResponse, "POST", "/v1/deals",
                 "Deal a layout from a preset and rule options: from a seed, a PySolFC deal number, or winnable.",
                 self.create_deal),
-            Rpc("GetDeal", pb.GetDealRequest, pb.GetDealResponse, "GET", "/v1/deals/{dealId}",
+            Rpc(S, "GetDeal", pb.GetDealRequest, pb.GetDealResponse, "GET", "/v1/deals/{dealId}",
                 "A deal's public layout and its commitment.", self.get_deal),
-            Rpc("CreateGame", pb.CreateGameRequest, pb.CreateGameResponse, "POST", "/v1/games",
+            Rpc(S, "CreateGame", pb.CreateGameRequest, pb.CreateGameResponse, "POST", "/v1/games",
                 "Start a game on a deal, or on a new (by default winnable) deal.", self.create_game),
-            Rpc("GetGame", pb.GetGameRequest, pb.GetGameResponse, "GET", "/v1/games/{gameId}",
-                "The game as its player sees it, with the legal moves.", self.get_game),
-            Rpc("ListGames", pb.ListGamesRequest, pb.ListGamesResponse, "GET", "/v1/games",
-                "Games, newest first, a page at a time.", self.list_games),
-            Rpc("PlayMove", pb.PlayMoveRequest, pb.PlayMoveResponse, "POST", "/v1/games/{gameId}/moves",
+            Rpc(S, "GetGame", pb.GetGameRequest, pb.GetGameResponse, "GET", "/v1/games/{gameId}",
+                "The game as its player sees it, with the legal moves; another player's once it is over.",
+                self.get_game),
+            Rpc(S, "ListGames", pb.ListGamesRequest, pb.ListGamesResponse, "GET", "/v1/games",
+                "The caller's games, newest first, a page at a time; filters by preset, status and creation time.",
+                self.list_games),
+            Rpc(S, "PlayMove", pb.PlayMoveRequest, pb.PlayMoveResponse, "POST", "/v1/games/{gameId}/moves",
                 "Play one move; safe to retry with the same idempotency key.", self.play_move),
-            Rpc("ListMoves", pb.ListMovesRequest, pb.ListMovesResponse, "GET", "/v1/games/{gameId}/moves",
+            Rpc(S, "ListMoves", pb.ListMovesRequest, pb.ListMovesResponse, "GET", "/v1/games/{gameId}/moves",
                 "The game's append-only history, undone entries marked.", self.list_moves),
-            Rpc("Hint", pb.HintRequest, pb.HintResponse, "POST", "/v1/games/{gameId}:hint",
+            Rpc(S, "Hint", pb.HintRequest, pb.HintResponse, "POST", "/v1/games/{gameId}:hint",
                 "The next move of a winning line, or toward the fewest cards left; counted on the game.", self.hint),
-            Rpc("Undo", pb.UndoRequest, pb.UndoResponse, "POST", "/v1/games/{gameId}:undo",
+            Rpc(S, "Undo", pb.UndoRequest, pb.UndoResponse, "POST", "/v1/games/{gameId}:undo",
                 "Take back the latest move (or AutoPlay run), as the rules' undo policy allows.", self.undo),
-            Rpc("AutoPlay", pb.AutoPlayRequest, pb.AutoPlayResponse, "POST", "/v1/games/{gameId}:autoPlay",
+            Rpc(S, "AutoPlay", pb.AutoPlayRequest, pb.AutoPlayResponse, "POST", "/v1/games/{gameId}:autoPlay",
                 "Play every card that fits: the longest run of column cards, keeping a win in reach.",
                 self.auto_play),
-            Rpc("CreateRound", pb.CreateRoundRequest, pb.CreateRoundResponse, "POST", "/v1/rounds",
+            Rpc(S, "CreateRound", pb.CreateRoundRequest, pb.CreateRoundResponse, "POST", "/v1/rounds",
                 "Start a round of 9 or 18 deals scored like golf; returns the first hole's game.", self.create_round),
-            Rpc("GetRound", pb.GetRoundRequest, pb.GetRoundResponse, "GET", "/v1/rounds/{roundId}",
+            Rpc(S, "GetRound", pb.GetRoundRequest, pb.GetRoundResponse, "GET", "/v1/rounds/{roundId}",
                 "The round's holes, scores, total and par.", self.get_round),
-            Rpc("StartNextHole", pb.StartNextHoleRequest, pb.StartNextHoleResponse, "POST",
+            Rpc(S, "StartNextHole", pb.StartNextHoleRequest, pb.StartNextHoleResponse, "POST",
                 "/v1/rounds/{roundId}:nextHole",
                 "Start the next hole once the current one is over (returns the current one while it is played).",
                 self.start_next_hole),
-            Rpc("GetDailyDeal", pb.GetDailyDealRequest, pb.GetDailyDealResponse, "GET", "/v1/dailyDeals/{date}",
+            Rpc(S, "GetDailyDeal", pb.GetDailyDealRequest, pb.GetDailyDealResponse, "GET", "/v1/dailyDeals/{date}",
                 "The winnable deal of a UTC day (YYYY-MM-DD) for a preset, the same for every player.",
                 self.get_daily_deal),
+            Rpc(S, "ListRounds", pb.ListRoundsRequest, pb.ListRoundsResponse, "GET", "/v1/rounds",
+                "The caller's rounds, newest first, a page at a time; filters by preset, status and creation time.",
+                self.list_rounds),
         ]  # fmt: skip

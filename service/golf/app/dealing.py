@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any
 
 from golf.app.errors import DealUnavailable, InvalidArgument
-from golf.app.ports import AlreadyStored, Clock, Solver, UnitOfWorkFactory
+from golf.app.ports import AlreadyStored, Clock, RateLimiter, Solver, UnitOfWorkFactory
 from golf.app.records import DealRecord, Verdict
 from golf.engine.shuffle import ALGORITHM, commitment, new_seed
 from golf.engine.solitaire.difficulty import Difficulty
@@ -62,11 +62,20 @@ class DealSettings:
 class Dealer:
     """Makes and stores deals."""
 
-    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, solver: Solver, settings: DealSettings) -> None:
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        clock: Clock,
+        solver: Solver,
+        settings: DealSettings,
+        limiter: RateLimiter | None = None,
+    ) -> None:
+        """``limiter`` counts the searches players' requests start; the background refill has none."""
         self.uow = uow
         self.clock = clock
         self.solver = solver
         self.settings = settings
+        self.limiter = limiter
 
     def record(
         self, name: str, rules: SolitaireRules, seed: str, algorithm: str, layout: Layout, **extra: Any
@@ -96,24 +105,42 @@ class Dealer:
                 layout = Layout.from_pysol(pysol_number)
             except ValueError as err:
                 raise InvalidArgument("pysolDealNumber", str(err)) from None
-            return self.record(name, rules, f"pysol:{pysol_number}", PYSOL_ALGORITHM, layout, pysol_number=pysol_number)
+            return self.record(
+                name,
+                rules,
+                f"pysol:{pysol_number}",
+                PYSOL_ALGORITHM,
+                layout,
+                pysol_number=pysol_number,
+                seed_source="pysol",
+            )
+        source = "client"
         if seed is None:
-            seed = new_seed()
+            seed, source = new_seed(), "server"
         elif not 1 <= len(seed) <= MAX_SEED_LENGTH:
             raise InvalidArgument("seed", f"seed must be 1 to {MAX_SEED_LENGTH} characters")
-        return self.record(name, rules, seed, ALGORITHM, Layout.from_seed(rules, seed))
+        return self.record(name, rules, seed, ALGORITHM, Layout.from_seed(rules, seed), seed_source=source)
 
-    async def winnable(self, preset: str, overrides: dict[str, Any], difficulty: Difficulty | None) -> DealRecord:
-        """A stored deal the solver has proven winnable: from the pool when the rules are a preset (one short
-        transaction), else searched now, holding no transaction while the solver works."""
+    async def winnable(
+        self, preset: str, overrides: dict[str, Any], difficulty: Difficulty | None, player_id: str
+    ) -> DealRecord:
+        """A stored deal the solver has proven winnable, for ``player_id``: from the pool when the rules are a
+        preset (one short transaction; never a deal the player has played, nor one a game in progress holds),
+        else searched now, holding no transaction while the solver works."""
         name, rules = resolve_rules(preset, overrides)
         if name != "custom":
             async with self.uow() as uow:
-                deal_id = await uow.repo.pool_take(name, difficulty.value if difficulty else None)
+                deal_id = await uow.repo.pool_take(name, difficulty.value if difficulty else None, player_id)
                 pooled = await uow.repo.get_deal(deal_id) if deal_id is not None else None
                 await uow.commit()
             if pooled is not None:
                 return pooled
+        if self.limiter is not None:
+            await self.limiter.hit("solver", player_id)
+        return await self._search(name, rules, difficulty)
+
+    async def _search(self, name: str, rules: SolitaireRules, difficulty: Difficulty | None) -> DealRecord:
+        """A new winnable deal found by the solver now, stored."""
         found = await self.solver.find_winnable(
             rules, difficulty, self.settings.solver_budget, self.settings.search_attempts
         )
@@ -129,8 +156,11 @@ class Dealer:
             await uow.commit()
         return deal
 
-    async def daily(self, day: str, preset: str) -> DealRecord:
-        """The deal of ``day`` (YYYY-MM-DD, UTC) for ``preset``: winnable, the same for every player."""
+    async def daily(self, day: str, preset: str, player_id: str) -> DealRecord:
+        """The deal of ``day`` (YYYY-MM-DD, UTC) for ``preset``: winnable, the same for every player.
+
+        It is a fresh deal taken out of the pool for good (or searched now), so it is never dealt as an ordinary
+        game: nobody can have seen it before the day's players."""
         try:
             when = date.fromisoformat(day) if day else self.clock().date()
         except ValueError:
@@ -140,7 +170,7 @@ class Dealer:
             raise InvalidArgument("date", "the daily deal of a future day is not dealt yet")
         if (today - when).days > DAILY_HISTORY_DAYS:
             raise InvalidArgument("date", f"daily deals go back {DAILY_HISTORY_DAYS} days")
-        name, _ = resolve_rules(preset, {})
+        name, rules = resolve_rules(preset, {})
         key = when.isoformat()
         async with self.uow() as uow:
             deal_id = await uow.repo.daily_get(key, name)
@@ -148,7 +178,15 @@ class Dealer:
                 deal = await uow.repo.get_deal(deal_id)
                 assert deal is not None
                 return deal
-        deal = await self.winnable(name, {}, None)
+            claimed = await uow.repo.pool_claim_fresh(name)
+            pooled = await uow.repo.get_deal(claimed) if claimed is not None else None
+            await uow.commit()
+        if pooled is not None:
+            deal = pooled
+        else:
+            if self.limiter is not None:
+                await self.limiter.hit("solver", player_id)
+            deal = await self._search(name, rules, None)
         async with self.uow() as uow:
             try:
                 await uow.repo.daily_add(key, name, deal.id)

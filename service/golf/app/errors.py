@@ -55,3 +55,24 @@ class DealUnavailable(AppError):
 
 class RoundOver(AppError):
     """The round has no hole left to start."""
+
+
+class Unauthenticated(AppError):
+    """No usable bearer token: missing (``invalid_token`` False), or malformed, badly signed, expired, of an
+    unknown issuer or for another audience (``invalid_token`` True)."""
+
+    def __init__(self, message: str, invalid_token: bool = True) -> None:
+        super().__init__(message)
+        self.invalid_token = invalid_token
+
+
+class PermissionDenied(AppError):
+    """The caller is known, and may see that the resource exists, but may not do this to it."""
+
+
+class RateLimited(AppError):
+    """Too many calls of one kind from one player or address; ``retry_after`` seconds until the next is let in."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

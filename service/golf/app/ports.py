@@ -6,9 +6,20 @@ from datetime import datetime
 from types import TracebackType
 from typing import Protocol
 
-from golf.app.records import DealRecord, GameRecord, HintRecord, MoveRecord, RoundRecord, Verdict
+from golf.app.identity import AccessToken, PlayerRecord, RefreshTokenRecord
+from golf.app.records import (
+    DealRecord,
+    DealUse,
+    GameFilter,
+    GameRecord,
+    HintRecord,
+    MoveRecord,
+    RoundFilter,
+    RoundRecord,
+    Verdict,
+)
+from golf.engine.solitaire.autoplay import AutoRun
 from golf.engine.solitaire.difficulty import Difficulty
-from golf.engine.solitaire.moves import PlayColumn
 from golf.engine.solitaire.rules import SolitaireRules
 from golf.engine.solitaire.solver import SolveResult
 from golf.engine.solitaire.state import State
@@ -23,7 +34,14 @@ class DuplicateMove(Exception):
 
 
 class AlreadyStored(Exception):
-    """A unique constraint refused a row (a hint key, a round's hole, a day's deal) that another request stored."""
+    """A unique constraint refused a row (a hint key, a round's hole, a day's deal) that another request stored.
+
+    ``constraint`` names it as the database reported it (contains the constraint or index name, e.g.
+    ``uq_games_deal_in_play``, on both databases)."""
+
+    def __init__(self, constraint: str = "") -> None:
+        super().__init__(constraint)
+        self.constraint = constraint
 
 
 class SolitaireRepository(Protocol):
@@ -36,7 +54,18 @@ class SolitaireRepository(Protocol):
         ...
 
     async def get_game(self, game_id: str) -> GameRecord | None: ...
-    async def list_games(self, limit: int, after: tuple[datetime, str] | None) -> list[GameRecord]: ...
+    async def list_games(
+        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: GameFilter
+    ) -> list[GameRecord]:
+        """The owner's games matching ``where``, newest first (created_at, id descending), strictly after the
+        keyset ``after`` when given."""
+        ...
+
+    async def deal_use(self, deal_id: str, owner_id: str) -> DealUse:
+        """How a deal is being played: whether a game holding it is in progress, the owner's games on it, and
+        whether it is a daily deal."""
+        ...
+
     async def get_moves(self, game_id: str) -> list[MoveRecord]: ...
     async def find_move(self, game_id: str, idempotency_key: str) -> MoveRecord | None: ...
     async def record_change(
@@ -54,13 +83,25 @@ class SolitaireRepository(Protocol):
     async def find_hint(self, game_id: str, idempotency_key: str) -> HintRecord | None: ...
     async def add_round(self, round_: RoundRecord) -> None: ...
     async def get_round(self, round_id: str) -> RoundRecord | None: ...
+    async def list_rounds(
+        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: RoundFilter
+    ) -> list[RoundRecord]:
+        """The owner's rounds matching ``where``, newest first, strictly after the keyset ``after``."""
+        ...
+
     async def round_games(self, round_id: str) -> list[GameRecord]:
         """The round's games in hole order."""
         ...
 
     async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None: ...
-    async def pool_take(self, preset: str, difficulty: str | None) -> str | None:
-        """The least dealt pooled deal of a preset (and difficulty, if given), oldest first; counts the use."""
+    async def pool_take(self, preset: str, difficulty: str | None, player_id: str) -> str | None:
+        """The least dealt pooled deal of a preset (and difficulty, if given), oldest first; counts the use.
+
+        Never a deal ``player_id`` has a game on, nor one a game in progress holds (``holds_deal``)."""
+        ...
+
+    async def pool_claim_fresh(self, preset: str) -> str | None:
+        """Take a never-dealt deal of a preset out of the pool for good (for a daily deal); None if none."""
         ...
 
     async def pool_counts(self, preset: str, difficulty: str) -> tuple[int, int]:
@@ -74,6 +115,19 @@ class SolitaireRepository(Protocol):
     async def daily_get(self, day: str, preset: str) -> str | None: ...
     async def daily_add(self, day: str, preset: str, deal_id: str) -> None:
         """Raises ``AlreadyStored`` when the day already has a deal for the preset."""
+        ...
+
+    # -- players -------------------------------------------------------------------------------------------
+    async def add_player(self, player: PlayerRecord) -> None:
+        """Raises ``AlreadyStored`` when (issuer, subject) is taken."""
+        ...
+
+    async def get_player(self, player_id: str) -> PlayerRecord | None: ...
+    async def find_player(self, issuer: str, subject: str) -> PlayerRecord | None: ...
+    async def add_refresh_token(self, token: RefreshTokenRecord) -> None: ...
+    async def find_refresh_token(self, token_hash: str) -> RefreshTokenRecord | None: ...
+    async def revoke_refresh_token(self, token_hash: str, when: datetime) -> bool:
+        """Mark the token revoked (if not already); whether a token had that hash."""
         ...
 
 
@@ -102,7 +156,7 @@ class Solver(Protocol):
     """The exact solver, run where it does not hold up other requests (a process pool in the service)."""
 
     async def solve(self, state: State, budget: int | None) -> SolveResult: ...
-    async def autoplay_run(self, state: State, budget: int | None) -> tuple[PlayColumn, ...]: ...
+    async def autoplay_run(self, state: State, budget: int | None) -> AutoRun: ...
     async def verdict(self, state: State, budget: int | None) -> Verdict:
         """The verdict on ``state`` as a deal's start."""
         ...
@@ -113,3 +167,18 @@ class Solver(Protocol):
         """A fresh seed whose deal is winnable (of ``difficulty`` if given), with its verdict; None if
         ``attempts`` seeds gave none."""
         ...
+
+
+class RateLimiter(Protocol):
+    """Moving-window rate limits by name (``player``, ``address``, ``solver``, ``create``, ``sign_in``)."""
+
+    async def hit(self, limit: str, key: str) -> None:
+        """Count one call by ``key`` against ``limit``; raises ``RateLimited`` (with the seconds until a call
+        would be let in) when the window is full. An unknown limit name is a programming error (KeyError)."""
+        ...
+
+
+class TokenIssuer(Protocol):
+    """Signs this service's own access tokens."""
+
+    def issue(self, player_id: str) -> AccessToken: ...

@@ -78,6 +78,9 @@ class DealRecord:
     created_at: datetime
     pysol_number: int | None = None
     verdict: Verdict | None = None
+    seed_source: str = "server"
+    """Who chose the seed: ``server`` (drawn from ``secrets``: the deal is private while a game holding it is
+    played), ``client`` or ``pysol`` (public by nature)."""
 
 
 @dataclass(slots=True)
@@ -97,6 +100,48 @@ class GameRecord:
     undos_used: int = 0
     round_id: str | None = None
     hole: int | None = None
+    owner_id: str = ""
+    """The player who created the game; only they may change it."""
+    practice: bool = False
+    """Not the owner's first game on this deal: it does not count as a score."""
+    holds_deal: bool = False
+    """While this game is in progress no other game may start on its deal (a unique index enforces it)."""
+    autoplay_assists: int = 0
+    """AutoPlay runs the solver chose (assistance, like a hint)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameFilter:
+    """Filters of ListGames; None means any."""
+
+    preset: str | None = None
+    status: str | None = None
+    created_after: datetime | None = None
+    """Inclusive lower bound of ``created_at``."""
+    created_before: datetime | None = None
+    """Exclusive upper bound of ``created_at``."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundFilter:
+    """Filters of ListRounds; None means any."""
+
+    preset: str | None = None
+    finished: bool | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealUse:
+    """How a deal is being played, for deciding whether a caller may start a game on it."""
+
+    held: bool
+    """A game holding the deal is in progress."""
+    owner_games: int
+    """Games the asking player has on the deal."""
+    daily: bool
+    """The deal is a daily deal (played by everyone at once)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +174,7 @@ class RoundRecord:
     winnable_only: bool
     difficulty: str | None
     created_at: datetime
+    owner_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +191,10 @@ class GameSnapshot:
     @property
     def seed(self) -> str:
         return self.deal.seed
+
+    @property
+    def finished(self) -> bool:
+        return self.game.status != "in_progress"
 
 
 def replay_line(deal: DealRecord, line: list[str]) -> State:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from golf.app.dealing import Dealer, DealSettings
-from golf.app.ports import Clock, Solver, UnitOfWorkFactory
+from golf.app.players import PlayerService
+from golf.app.ports import Clock, RateLimiter, Solver, TokenIssuer, UnitOfWorkFactory
 from golf.app.rounds import RoundService
 from golf.app.solitaire import SolitaireService
 
@@ -15,9 +16,19 @@ class Services:
     games: SolitaireService
     rounds: RoundService
     dealer: Dealer
+    players: PlayerService
 
 
-def build_services(uow: UnitOfWorkFactory, clock: Clock, solver: Solver, settings: DealSettings) -> Services:
-    dealer = Dealer(uow, clock, solver, settings)
-    games = SolitaireService(uow, clock, dealer, solver, solver_budget=settings.solver_budget)
-    return Services(games, RoundService(uow, clock, games), dealer)
+def build_services(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    solver: Solver,
+    settings: DealSettings,
+    tokens: TokenIssuer,
+    limiter: RateLimiter,
+    refresh_days: int = 365,
+) -> Services:
+    dealer = Dealer(uow, clock, solver, settings, limiter)
+    games = SolitaireService(uow, clock, dealer, solver, limiter, solver_budget=settings.solver_budget)
+    rounds = RoundService(uow, clock, games, limiter)
+    return Services(games, rounds, dealer, PlayerService(uow, clock, tokens, limiter, refresh_days))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from golf.app.access import check_owner, check_read
 from golf.app.dealing import Dealer
 from golf.app.errors import (
     Conflict,
@@ -27,11 +28,13 @@ from golf.app.errors import (
     NotFound,
     StaleVersion,
 )
-from golf.app.ports import AlreadyStored, Clock, DuplicateMove, Solver, UnitOfWork, UnitOfWorkFactory
+from golf.app.identity import Caller
+from golf.app.ports import AlreadyStored, Clock, DuplicateMove, RateLimiter, Solver, UnitOfWork, UnitOfWorkFactory
 from golf.app.records import (
     AUTOPLAY,
     UNDO,
     DealRecord,
+    GameFilter,
     GameRecord,
     GameSnapshot,
     HintRecord,
@@ -41,6 +44,7 @@ from golf.app.records import (
     effective,
     replay_line,
 )
+from golf.engine.solitaire.autoplay import AutoRun
 from golf.engine.solitaire.difficulty import Difficulty
 from golf.engine.solitaire.moves import Draw, IllegalMove, Move, PlayColumn, Refusal, parse_move
 from golf.engine.solitaire.state import State, Status
@@ -60,6 +64,8 @@ class _Change:
     line: list[str]
     made: tuple[Move, ...]
     undo_of: int | None = None
+    assisted: bool = False
+    """The change was chosen by the solver (an assisted AutoPlay run)."""
 
 
 Intent = Move | str
@@ -79,17 +85,27 @@ def same_intent(asked: Intent, code: str) -> bool:
     return isinstance(made, PlayColumn) and asked.column == made.column and asked.card in (None, made.card)
 
 
-def _encode_token(game: GameRecord) -> str:
-    raw = json.dumps([game.created_at.isoformat(), game.id]).encode()
+def encode_page_token(created_at: datetime, row_id: str) -> str:
+    """The keyset of the last row of a page, for the next page."""
+    raw = json.dumps([created_at.isoformat(), row_id]).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_token(token: str) -> tuple[datetime, str]:
+def decode_page_token(token: str) -> tuple[datetime, str]:
     try:
-        when, game_id = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        return datetime.fromisoformat(when), str(game_id)
-    except (ValueError, TypeError, binascii.Error):
+        when, row_id = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        at = datetime.fromisoformat(when)
+        if at.tzinfo is None:
+            raise ValueError("naive time")
+        return at, str(row_id)
+    except (ValueError, TypeError, OverflowError, binascii.Error):
         raise InvalidArgument("pageToken", "not a page token from this service") from None
+
+
+def check_page_size(page_size: int) -> int:
+    if page_size < 0 or page_size > MAX_PAGE_SIZE:
+        raise InvalidArgument("pageSize", f"pageSize must be 0 to {MAX_PAGE_SIZE}")
+    return page_size or DEFAULT_PAGE_SIZE
 
 
 def _check_key(key: str) -> None:
@@ -105,6 +121,7 @@ class SolitaireService:
     clock: Clock
     dealer: Dealer
     solver: Solver
+    limiter: RateLimiter
     solver_budget: int = 2_000_000
     deal_cache_size: int = 4096
     state_cache_size: int = 4096
@@ -118,6 +135,7 @@ class SolitaireService:
     # -- deals ---------------------------------------------------------------------------------------------
     async def create_deal(
         self,
+        caller: Caller,
         preset: str = "",
         overrides: dict[str, Any] | None = None,
         seed: str | None = None,
@@ -126,10 +144,11 @@ class SolitaireService:
         difficulty: Difficulty | None = None,
     ) -> DealRecord:
         """Make and store a deal from a preset and rule overrides: from a seed or PySolFC number, or winnable."""
+        await self.limiter.hit("create", caller.player_id)
         if winnable_only or difficulty is not None:
             if seed is not None or pysol_number is not None:
                 raise InvalidArgument("winnableOnly", "winnable deals are dealt by the server, without seed or number")
-            deal = await self.dealer.winnable(preset, overrides or {}, difficulty)
+            deal = await self.dealer.winnable(preset, overrides or {}, difficulty, caller.player_id)
         else:
             deal = self.dealer.plain(preset, overrides or {}, seed, pysol_number)
             async with self.uow() as uow:
@@ -139,6 +158,7 @@ class SolitaireService:
         return deal
 
     async def get_deal(self, deal_id: str) -> DealRecord:
+        """A deal's public layout, readable by anyone signed in (it shows no hidden card)."""
         async with self.uow() as uow:
             return await self._deal(uow, deal_id)
 
@@ -162,6 +182,20 @@ class SolitaireService:
     # -- games ---------------------------------------------------------------------------------------------
     async def create_game(
         self,
+        caller: Caller,
+        deal_id: str = "",
+        preset: str = "",
+        overrides: dict[str, Any] | None = None,
+        winnable_only: bool = True,
+        difficulty: Difficulty | None = None,
+    ) -> GameSnapshot:
+        """Start a game on ``deal_id``, or on a new deal (winnable unless asked otherwise)."""
+        await self.limiter.hit("create", caller.player_id)
+        return await self.start_game(caller.player_id, deal_id, preset, overrides, winnable_only, difficulty)
+
+    async def start_game(
+        self,
+        owner_id: str,
         deal_id: str = "",
         preset: str = "",
         overrides: dict[str, Any] | None = None,
@@ -170,46 +204,101 @@ class SolitaireService:
         round_id: str | None = None,
         hole: int | None = None,
     ) -> GameSnapshot:
-        """Start a game on ``deal_id``, or on a new deal (winnable unless asked otherwise)."""
+        """``create_game`` for ``owner_id`` without the rate limit (rounds count their own holes).
+
+        A deal whose seed the server drew is held by its game while that game is in progress: a unique index
+        refuses a second game on it, so nobody (the owner's second account included) can replay a copy to read
+        the stock. The daily deal is played by everyone at once and is held by nobody.
+        """
         if deal_id and (preset or overrides):
             raise InvalidArgument("dealId", "give either dealId or preset/rules, not both")
+        for _ in range(_RACE_ATTEMPTS):
+            try:
+                if deal_id:
+                    return await self._start_on_deal(owner_id, deal_id, practice=False)
+                return await self._start_on_new_deal(
+                    owner_id, preset, overrides or {}, winnable_only, difficulty, round_id, hole
+                )
+            except AlreadyStored as taken:
+                if "uq_games_round_hole" in taken.constraint:
+                    raise
+                if deal_id and "uq_games_deal_in_play" in taken.constraint:
+                    raise NotFound(f"no deal {deal_id!r}") from None
+                # uq_games_scored by id: the player's concurrent first game won; this one is practice (next
+                # try sees it). A pooled deal taken by two requests at once: take another.
+        raise Conflict("too many concurrent requests for the same deal; retry")
+
+    async def _start_on_deal(self, owner_id: str, deal_id: str, practice: bool) -> GameSnapshot:
+        async with self.uow() as uow:
+            deal = await self._deal(uow, deal_id)
+            use = await uow.repo.deal_use(deal.id, owner_id)
+            holds = deal.seed_source == "server" and not use.daily
+            if holds and use.held:
+                raise NotFound(f"no deal {deal_id!r}")  # the same answer as for an unknown id: nothing leaks
+            return await self._add_game(uow, owner_id, deal, holds, practice or use.owner_games > 0, None, None)
+
+    async def _start_on_new_deal(
+        self,
+        owner_id: str,
+        preset: str,
+        overrides: dict[str, Any],
+        winnable_only: bool,
+        difficulty: Difficulty | None,
+        round_id: str | None,
+        hole: int | None,
+    ) -> GameSnapshot:
         # A winnable deal is found (or taken from the pool) before the game's transaction: a search may take
         # a while and must not hold a connection or SQLite's single writer.
         found = (
-            None
-            if deal_id or not (winnable_only or difficulty is not None)
-            else await self.dealer.winnable(preset, overrides or {}, difficulty)
+            await self.dealer.winnable(preset, overrides, difficulty, owner_id)
+            if winnable_only or difficulty is not None
+            else None
         )
         async with self.uow() as uow:
-            if deal_id:
-                deal = await self._deal(uow, deal_id)
-            elif found is not None:
+            if found is not None:
                 deal = found
             else:
-                deal = self.dealer.plain(preset, overrides or {}, None, None)
+                deal = self.dealer.plain(preset, overrides, None, None)
                 await uow.repo.add_deal(deal)
-            now = self.clock()
-            state = State.initial(deal.rules, deal.layout)
-            game = GameRecord(
-                id=str(uuid.uuid4()),
-                deal_id=deal.id,
-                version=0,
-                status=state.status.value,
-                score=state.score,
-                line=[],
-                created_at=now,
-                updated_at=now,
-                round_id=round_id,
-                hole=hole,
-            )
-            await uow.repo.add_game(game)
-            await uow.commit()
+            return await self._add_game(uow, owner_id, deal, True, False, round_id, hole)
+
+    async def _add_game(
+        self,
+        uow: UnitOfWork,
+        owner_id: str,
+        deal: DealRecord,
+        holds: bool,
+        practice: bool,
+        round_id: str | None,
+        hole: int | None,
+    ) -> GameSnapshot:
+        now = self.clock()
+        state = State.initial(deal.rules, deal.layout)
+        game = GameRecord(
+            id=str(uuid.uuid4()),
+            deal_id=deal.id,
+            version=0,
+            status=state.status.value,
+            score=state.score,
+            line=[],
+            created_at=now,
+            updated_at=now,
+            round_id=round_id,
+            hole=hole,
+            owner_id=owner_id,
+            practice=practice,
+            holds_deal=holds,
+        )
+        await uow.repo.add_game(game)
+        await uow.commit()
         self._remember_deal(deal)
         return GameSnapshot(game, deal, state, now)
 
-    async def get_game(self, game_id: str) -> GameSnapshot:
+    async def get_game(self, caller: Caller, game_id: str) -> GameSnapshot:
+        """The game as its player sees it; another player sees it only once it is over."""
         async with self.uow() as uow:
             snap = await self._snapshot(uow, game_id)
+        check_read(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
         return await self._with_verdict(snap)
 
     async def _snapshot(self, uow: UnitOfWork, game_id: str) -> GameSnapshot:
@@ -252,27 +341,30 @@ class SolitaireService:
             out.append(GameSnapshot(g, deal, self._state(g, deal), now))
         return out
 
-    async def list_games(self, page_size: int = 0, page_token: str = "") -> tuple[list[GameSnapshot], str]:
-        """Games newest first, a page at a time; the token is empty on the last page."""
-        if page_size < 0 or page_size > MAX_PAGE_SIZE:
-            raise InvalidArgument("pageSize", f"pageSize must be 0 to {MAX_PAGE_SIZE}")
-        size = page_size or DEFAULT_PAGE_SIZE
-        after = _decode_token(page_token) if page_token else None
+    async def list_games(
+        self, caller: Caller, page_size: int = 0, page_token: str = "", where: GameFilter | None = None
+    ) -> tuple[list[GameSnapshot], str]:
+        """The caller's games newest first, a page at a time; the token is empty on the last page."""
+        size = check_page_size(page_size)
+        after = decode_page_token(page_token) if page_token else None
         async with self.uow() as uow:
-            games = await uow.repo.list_games(size + 1, after)
+            games = await uow.repo.list_games(caller.player_id, size + 1, after, where or GameFilter())
         page = games[:size]
-        return await self.snapshots(page), (_encode_token(page[-1]) if len(games) > size else "")
+        token = encode_page_token(page[-1].created_at, page[-1].id) if len(games) > size else ""
+        return await self.snapshots(page), token
 
-    async def list_moves(self, game_id: str) -> list[MoveRecord]:
+    async def list_moves(self, caller: Caller, game_id: str) -> list[MoveRecord]:
         """The game's whole log, undone entries marked."""
         async with self.uow() as uow:
-            if await uow.repo.get_game(game_id) is None:
+            game = await uow.repo.get_game(game_id)
+            if game is None:
                 raise NotFound(f"no game {game_id!r}")
+            check_read(caller, game.owner_id, game.status != Status.IN_PROGRESS.value, f"game {game_id!r}")
             return await uow.repo.get_moves(game_id)
 
     # -- changes: moves, undo, AutoPlay ----------------------------------------------------------------------
     async def play_move(
-        self, game_id: str, move: Move, idempotency_key: str, expected_version: int | None = None
+        self, caller: Caller, game_id: str, move: Move, idempotency_key: str, expected_version: int | None = None
     ) -> GameSnapshot:
         """Validate, store and apply one move; the move is committed before this returns."""
 
@@ -280,9 +372,11 @@ class SolitaireService:
             made = snap.state.check(move)
             return _Change(made.code, snap.state.apply(made), [*snap.game.line, made.code], (made,))
 
-        return await self._change(game_id, move, idempotency_key, expected_version, plan)
+        return await self._change(caller, game_id, move, idempotency_key, expected_version, plan)
 
-    async def undo(self, game_id: str, idempotency_key: str, expected_version: int | None = None) -> GameSnapshot:
+    async def undo(
+        self, caller: Caller, game_id: str, idempotency_key: str, expected_version: int | None = None
+    ) -> GameSnapshot:
         """Take back the latest entry in effect (a move or a whole AutoPlay run), as the rules' policy allows."""
 
         async def plan(uow: UnitOfWork, snap: GameSnapshot) -> _Change:
@@ -296,48 +390,53 @@ class SolitaireService:
             line = snap.game.line[:-1]
             return _Change(UNDO, replay_line(snap.deal, line), line, (), undo_of=undone_seq)
 
-        return await self._change(game_id, UNDO, idempotency_key, expected_version, plan)
+        return await self._change(caller, game_id, UNDO, idempotency_key, expected_version, plan)
 
-    async def autoplay(self, game_id: str, idempotency_key: str, expected_version: int | None = None) -> GameSnapshot:
-        """Play the longest run of column cards that fits, without drawing; keep the game winnable when it is."""
+    async def autoplay(
+        self, caller: Caller, game_id: str, idempotency_key: str, expected_version: int | None = None
+    ) -> GameSnapshot:
+        """Play the longest run of column cards that fits, without drawing; keep the game winnable when it is.
+
+        A run the solver chose counts as assistance on the game (``autoplay_assists``), like a hint."""
         _check_key(idempotency_key)
         for _ in range(_RACE_ATTEMPTS):
             async with self.uow() as uow:
                 snap = await self._snapshot(uow, game_id)
+                check_owner(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
                 stored = await self._stored_result(uow, game_id, AUTOPLAY, idempotency_key)
             if stored is not None:
                 return await self._with_verdict(stored, wait=False)
-            run: tuple[PlayColumn, ...] = ()
-            if snap.state.status is Status.IN_PROGRESS:
+            run = AutoRun(())
+            if snap.state.status is Status.IN_PROGRESS and snap.state.column_plays():
+                await self.limiter.hit("solver", caller.player_id)
                 run = await self.solver.autoplay_run(snap.state, self.solver_budget)
             seen = snap.game.version
 
-            async def plan(
-                _uow: UnitOfWork, now: GameSnapshot, run: tuple[PlayColumn, ...] = run, seen: int = seen
-            ) -> _Change:
+            async def plan(_uow: UnitOfWork, now: GameSnapshot, run: AutoRun = run, seen: int = seen) -> _Change:
                 if now.state.status is not Status.IN_PROGRESS:
                     raise IllegalMove(Refusal.GAME_OVER, "the game is over")
                 if now.game.version != seen:
                     raise _Replan
-                if not run:
+                if not run.moves:
                     raise IllegalMove(Refusal.NOTHING_TO_PLAY, "no column card fits on the pile")
-                code = autoplay_code(run)
-                return _Change(code, now.state.replay(list(run)), [*now.game.line, code], run)
+                code = autoplay_code(run.moves)
+                after = now.state.replay(list(run.moves))
+                return _Change(code, after, [*now.game.line, code], run.moves, assisted=run.solver_chose)
 
             try:
-                return await self._change(game_id, AUTOPLAY, idempotency_key, expected_version, plan)
+                return await self._change(caller, game_id, AUTOPLAY, idempotency_key, expected_version, plan)
             except _Replan:
                 continue
         raise Conflict(f"game {game_id!r} changed too often while AutoPlay was planned; retry")
 
     async def _change(
-        self, game_id: str, intent: Intent, key: str, expected_version: int | None, plan: Plan
+        self, caller: Caller, game_id: str, intent: Intent, key: str, expected_version: int | None, plan: Plan
     ) -> GameSnapshot:
         _check_key(key)
         for _ in range(_RACE_ATTEMPTS):
             try:
                 async with self.uow() as uow:
-                    snap = await self._try_change(uow, game_id, intent, key, expected_version, plan)
+                    snap = await self._try_change(uow, caller, game_id, intent, key, expected_version, plan)
             except DuplicateMove as dup:
                 self._games.pop(game_id, None)  # another writer (or replica) got there first
                 if not dup.key_taken:
@@ -352,9 +451,19 @@ class SolitaireService:
         raise Conflict(f"game {game_id!r} changed too often while this request was tried; retry")
 
     async def _try_change(
-        self, uow: UnitOfWork, game_id: str, intent: Intent, key: str, expected_version: int | None, plan: Plan
+        self,
+        uow: UnitOfWork,
+        caller: Caller,
+        game_id: str,
+        intent: Intent,
+        key: str,
+        expected_version: int | None,
+        plan: Plan,
     ) -> GameSnapshot:
         snap = await self._cached_snapshot(uow, game_id)
+        if snap is not None:
+            # A game's owner never changes, so the cached row is as good as a fresh one for this check.
+            check_owner(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
         change: _Change | None = None
         # Trust a cached row only to go ahead; any refusal is decided on a fresh read.
         if snap is not None and expected_version in (None, snap.game.version):
@@ -364,6 +473,7 @@ class SolitaireService:
                 change = None
         if change is None:
             snap = await self._snapshot(uow, game_id)
+            check_owner(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
             if expected_version is not None and expected_version != snap.game.version:
                 stored = await self._stored_result(uow, game_id, intent, key)
                 if stored is not None:
@@ -390,6 +500,7 @@ class SolitaireService:
             updated_at=now,
             finished_at=now if change.after.status is not Status.IN_PROGRESS else None,
             undos_used=game.undos_used + (change.undo_of is not None),
+            autoplay_assists=game.autoplay_assists + change.assisted,
         )
         entry = MoveRecord(game_id, seq, change.code, key, now)
         hints_used = await uow.repo.record_change(entry, game, old_version, change.undo_of)
@@ -456,7 +567,7 @@ class SolitaireService:
             self._verdicts.pop(deal.id, None)
 
     # -- hints ---------------------------------------------------------------------------------------------
-    async def hint(self, game_id: str, idempotency_key: str) -> tuple[Move, GameSnapshot, bool]:
+    async def hint(self, caller: Caller, game_id: str, idempotency_key: str) -> tuple[Move, GameSnapshot, bool]:
         """The next move of a winning line, else the move toward the fewest cards left; counted on the game.
 
         Returns the move, the game and whether this is the stored answer to an earlier request with the key.
@@ -464,10 +575,12 @@ class SolitaireService:
         _check_key(idempotency_key)
         async with self.uow() as uow:
             snap = await self._snapshot(uow, game_id)
+            check_owner(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
             stored = await uow.repo.find_hint(game_id, idempotency_key)
         if stored is None:
             if snap.state.status is not Status.IN_PROGRESS:
                 raise MoveRefused(IllegalMove(Refusal.GAME_OVER, "the game is over"), snap)
+            await self.limiter.hit("solver", caller.player_id)
             result = await self.solver.solve(snap.state, self.solver_budget)
             move = result.hint or snap.state.legal_moves()[0]
             try:
@@ -479,8 +592,8 @@ class SolitaireService:
                     stored = await uow.repo.find_hint(game_id, idempotency_key)
                 assert stored is not None
             else:
-                return move, await self.get_game(game_id), False
-        return parse_move(stored.code), await self.get_game(game_id), True
+                return move, await self.get_game(caller, game_id), False
+        return parse_move(stored.code), await self.get_game(caller, game_id), True
 
 
 class _LostRace(Exception):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from golf.app.records import Verdict
 from golf.engine.shuffle import new_seed
-from golf.engine.solitaire.autoplay import choose_run
+from golf.engine.solitaire.autoplay import AutoRun, choose_run
 from golf.engine.solitaire.difficulty import Difficulty, classify
-from golf.engine.solitaire.moves import PlayColumn
 from golf.engine.solitaire.rules import SolitaireRules
 from golf.engine.solitaire.solver import SolveResult, solve
 from golf.engine.solitaire.state import Layout, State
@@ -46,7 +45,7 @@ class InlineSolver:
     async def solve(self, state: State, budget: int | None) -> SolveResult:
         return solve(state, budget)
 
-    async def autoplay_run(self, state: State, budget: int | None) -> tuple[PlayColumn, ...]:
+    async def autoplay_run(self, state: State, budget: int | None) -> AutoRun:
         return choose_run(state, budget)
 
     async def verdict(self, state: State, budget: int | None) -> Verdict:

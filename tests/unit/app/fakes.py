@@ -7,8 +7,21 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 
+from golf.app.identity import LEGACY_OWNER, PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, DuplicateMove
-from golf.app.records import DealRecord, GameRecord, HintRecord, MoveRecord, RoundRecord, Verdict
+from golf.app.records import (
+    DealRecord,
+    DealUse,
+    GameFilter,
+    GameRecord,
+    HintRecord,
+    MoveRecord,
+    RoundFilter,
+    RoundRecord,
+    Verdict,
+)
+
+IN_PROGRESS = "in_progress"
 
 
 @dataclass
@@ -29,6 +42,23 @@ class Tables:
     rounds: dict[str, RoundRecord] = field(default_factory=dict)
     pool: list[PoolRow] = field(default_factory=list)
     daily: dict[tuple[str, str], str] = field(default_factory=dict)
+    players: dict[str, PlayerRecord] = field(default_factory=dict)
+    refresh_tokens: dict[str, RefreshTokenRecord] = field(default_factory=dict)
+    """By token hash."""
+
+
+def _holds_play(game: GameRecord) -> bool:
+    """Whether ``game`` is in uq_games_deal_in_play (a held deal has at most one game in progress)."""
+    return game.status == IN_PROGRESS and game.holds_deal
+
+
+def _scored(game: GameRecord) -> bool:
+    """Whether ``game`` is in uq_games_scored (a player has one scored game per deal)."""
+    return not game.practice and game.owner_id != LEGACY_OWNER
+
+
+def _in_range(when: datetime, after: datetime | None, before: datetime | None) -> bool:
+    return (after is None or when >= after) and (before is None or when < before)
 
 
 class FakeRepository:
@@ -48,21 +78,49 @@ class FakeRepository:
         self.t.deals[deal_id] = replace(self.t.deals[deal_id], verdict=verdict)
 
     async def add_game(self, game: GameRecord) -> None:
-        if game.round_id is not None and any(
-            (g.round_id, g.hole) == (game.round_id, game.hole) for g in self.t.games.values()
-        ):
+        games = self.t.games.values()
+        if game.id in self.t.games:
+            raise AlreadyStored("games_pkey")
+        if game.round_id is not None and any((g.round_id, g.hole) == (game.round_id, game.hole) for g in games):
             raise AlreadyStored("uq_games_round_hole")
+        if _holds_play(game) and any(g.deal_id == game.deal_id and _holds_play(g) for g in games):
+            raise AlreadyStored("uq_games_deal_in_play")
+        if _scored(game) and any(
+            (g.deal_id, g.owner_id) == (game.deal_id, game.owner_id) and _scored(g) for g in games
+        ):
+            raise AlreadyStored("uq_games_scored")
         self.t.games[game.id] = copy.deepcopy(game)
 
     async def get_game(self, game_id: str) -> GameRecord | None:
         game = self.t.games.get(game_id)
         return copy.deepcopy(game) if game else None
 
-    async def list_games(self, limit: int, after: tuple[datetime, str] | None) -> list[GameRecord]:
-        games = sorted(self.t.games.values(), key=lambda g: (g.created_at, g.id), reverse=True)
-        if after is not None:
-            games = [g for g in games if (g.created_at, g.id) < after]
+    async def list_games(
+        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: GameFilter
+    ) -> list[GameRecord]:
+        games = [
+            g
+            for g in self.t.games.values()
+            if g.owner_id == owner_id
+            and (where.preset is None or self._preset(g.deal_id) == where.preset)
+            and (where.status is None or g.status == where.status)
+            and _in_range(g.created_at, where.created_after, where.created_before)
+            and (after is None or (g.created_at, g.id) < after)
+        ]
+        games.sort(key=lambda g: (g.created_at, g.id), reverse=True)
         return [copy.deepcopy(g) for g in games[:limit]]
+
+    def _preset(self, deal_id: str) -> str | None:
+        deal = self.t.deals.get(deal_id)
+        return deal.preset if deal else None
+
+    async def deal_use(self, deal_id: str, owner_id: str) -> DealUse:
+        games = [g for g in self.t.games.values() if g.deal_id == deal_id]
+        return DealUse(
+            held=any(_holds_play(g) for g in games),
+            owner_games=sum(1 for g in games if g.owner_id == owner_id),
+            daily=deal_id in self.t.daily.values(),
+        )
 
     async def get_moves(self, game_id: str) -> list[MoveRecord]:
         return sorted((m for m in self.t.moves if m.game_id == game_id), key=lambda m: m.seq)
@@ -87,7 +145,18 @@ class FakeRepository:
                 replace(m, undone_by=entry.seq) if (m.game_id, m.seq) == (entry.game_id, undo_of) else m
                 for m in self.t.moves
             ]
-        self.t.games[game.id] = replace(copy.deepcopy(game), hints_used=current.hints_used)
+        # As the SQL update: the columns a change may write, nothing else (owner, deal, round, flags stay).
+        self.t.games[game.id] = replace(
+            copy.deepcopy(current),
+            version=game.version,
+            status=game.status,
+            score=game.score,
+            line=list(game.line),
+            updated_at=game.updated_at,
+            finished_at=game.finished_at,
+            undos_used=game.undos_used,
+            autoplay_assists=game.autoplay_assists,
+        )
         return current.hints_used
 
     async def add_hint(self, hint: HintRecord) -> None:
@@ -105,6 +174,25 @@ class FakeRepository:
     async def get_round(self, round_id: str) -> RoundRecord | None:
         return self.t.rounds.get(round_id)
 
+    async def list_rounds(
+        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: RoundFilter
+    ) -> list[RoundRecord]:
+        def finished(r: RoundRecord) -> bool:
+            done = sum(1 for g in self.t.games.values() if g.round_id == r.id and g.status != IN_PROGRESS)
+            return done == r.holes
+
+        rounds = [
+            r
+            for r in self.t.rounds.values()
+            if r.owner_id == owner_id
+            and (where.preset is None or r.preset == where.preset)
+            and (where.finished is None or finished(r) == where.finished)
+            and _in_range(r.created_at, where.created_after, where.created_before)
+            and (after is None or (r.created_at, r.id) < after)
+        ]
+        rounds.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+        return rounds[:limit]
+
     async def round_games(self, round_id: str) -> list[GameRecord]:
         games = [g for g in self.t.games.values() if g.round_id == round_id]
         return [copy.deepcopy(g) for g in sorted(games, key=lambda g: g.hole or 0)]
@@ -112,12 +200,25 @@ class FakeRepository:
     async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None:
         self.t.pool.append(PoolRow(len(self.t.pool) + 1, preset, difficulty, deal_id))
 
-    async def pool_take(self, preset: str, difficulty: str | None) -> str | None:
-        rows = [r for r in self.t.pool if r.preset == preset and difficulty in (None, r.difficulty)]
+    async def pool_take(self, preset: str, difficulty: str | None, player_id: str) -> str | None:
+        barred = {g.deal_id for g in self.t.games.values() if g.owner_id == player_id or _holds_play(g)}
+        rows = [
+            r
+            for r in self.t.pool
+            if r.preset == preset and difficulty in (None, r.difficulty) and r.deal_id not in barred
+        ]
         if not rows:
             return None
         row = min(rows, key=lambda r: (r.uses, r.id))
         row.uses += 1
+        return row.deal_id
+
+    async def pool_claim_fresh(self, preset: str) -> str | None:
+        rows = [r for r in self.t.pool if r.preset == preset and r.uses == 0]
+        if not rows:
+            return None
+        row = min(rows, key=lambda r: r.id)
+        self.t.pool.remove(row)
         return row.deal_id
 
     async def pool_counts(self, preset: str, difficulty: str) -> tuple[int, int]:
@@ -136,6 +237,39 @@ class FakeRepository:
         if (day, preset) in self.t.daily:
             raise AlreadyStored("daily_deals_pkey")
         self.t.daily[(day, preset)] = deal_id
+
+    # -- players -------------------------------------------------------------------------------------------
+    async def add_player(self, player: PlayerRecord) -> None:
+        if player.id in self.t.players:
+            raise AlreadyStored("players_pkey")
+        # As in SQL, a NULL subject is never equal to another: guests never collide.
+        if player.subject is not None and await self.find_player(player.issuer, player.subject):
+            raise AlreadyStored("uq_players_issuer_subject")
+        self.t.players[player.id] = player
+
+    async def get_player(self, player_id: str) -> PlayerRecord | None:
+        return self.t.players.get(player_id)
+
+    async def find_player(self, issuer: str, subject: str) -> PlayerRecord | None:
+        return next((p for p in self.t.players.values() if (p.issuer, p.subject) == (issuer, subject)), None)
+
+    async def add_refresh_token(self, token: RefreshTokenRecord) -> None:
+        if token.token_hash in self.t.refresh_tokens:
+            raise AlreadyStored("uq_refresh_tokens_hash")
+        if token.player_id not in self.t.players:
+            raise AssertionError(f"refresh token of an unknown player {token.player_id!r} (a foreign key refuses it)")
+        self.t.refresh_tokens[token.token_hash] = token
+
+    async def find_refresh_token(self, token_hash: str) -> RefreshTokenRecord | None:
+        return self.t.refresh_tokens.get(token_hash)
+
+    async def revoke_refresh_token(self, token_hash: str, when: datetime) -> bool:
+        token = self.t.refresh_tokens.get(token_hash)
+        if token is None:
+            return False
+        if token.revoked_at is None:
+            self.t.refresh_tokens[token_hash] = replace(token, revoked_at=when)
+        return True
 
 
 class FakeUnitOfWork:

@@ -32,7 +32,7 @@ def test_runs_longest_first_with_their_prefixes() -> None:
 
 def test_no_run_when_nothing_fits() -> None:
     s = position(["9C"], "5S", "KC")
-    assert runs(s) == [] and choose_run(s) == ()
+    assert runs(s) == [] and choose_run(s).moves == ()
 
 
 def test_choose_run_on_pysol_deals_never_loses_a_win() -> None:
@@ -42,7 +42,7 @@ def test_choose_run_on_pysol_deals_never_loses_a_win() -> None:
         while not s.column_plays() and s.stock_left:
             s = s.apply(s.legal_moves()[-1])
         if solve(s, fewest_cards=False).winnable:
-            assert solve(s.replay(list(choose_run(s))), fewest_cards=False).winnable, number
+            assert solve(s.replay(list(choose_run(s).moves)), fewest_cards=False).winnable, number
 
 
 @pytest.mark.parametrize(

@@ -7,12 +7,16 @@ from types import TracebackType
 from typing import Any
 
 from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
+from golf.app.identity import PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, DuplicateMove
 from golf.app.records import (
     DealRecord,
+    DealUse,
+    GameFilter,
     GameRecord,
     HintRecord,
     MoveRecord,
+    RoundFilter,
     RoundRecord,
     Verdict,
     layout_from_text,
@@ -22,16 +26,58 @@ from golf.engine.solitaire.rules import SolitaireRules
 
 _DEAL_COLUMNS = (
     "id, preset, preset_version, rules, seed, algorithm, commitment, layout, pysol_number, created_at, "
-    "winnable, solution, fewest_left, difficulty, difficulty_score"
+    "winnable, solution, fewest_left, difficulty, difficulty_score, seed_source"
 )
 _GAME_COLUMNS = (
     "id, deal_id, version, status, score, line, created_at, updated_at, finished_at, hints_used, undos_used, "
-    "round_id, hole"
+    "round_id, hole, owner_id, practice, holds_deal, autoplay_assists"
 )
 _MOVE_COLUMNS = "game_id, seq, code, idempotency_key, created_at, undone_by"
-_ROUND_COLUMNS = "id, preset, rules, holes, par, winnable_only, difficulty, created_at"
+_ROUND_COLUMNS = "id, preset, rules, holes, par, winnable_only, difficulty, created_at, owner_id"
+_PLAYER_COLUMNS = "id, display_name, created_at, issuer, subject"
+_TOKEN_COLUMNS = "id, player_id, token_hash, created_at, expires_at, revoked_at"
 
-_GAME_UPDATE = "version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ?, undos_used = ?"
+_GAME_UPDATE = (
+    "version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ?, undos_used = ?, "
+    "autoplay_assists = ?"
+)
+
+
+def _columns(columns: str, alias: str) -> str:
+    """``columns`` qualified by a table alias, for queries that join."""
+    return ", ".join(f"{alias}.{c.strip()}" for c in columns.split(","))
+
+
+def _marks(columns: str) -> str:
+    return ", ".join("?" * len(columns.split(",")))
+
+
+# SQLite names the columns of the unique constraint or index a row broke, not the constraint: these map them to
+# the names PostgreSQL reports, so callers can tell the constraints apart on both databases.
+_SQLITE_UNIQUE = {
+    "games.id": "games_pkey",
+    "games.deal_id": "uq_games_deal_in_play",
+    "games.deal_id, games.owner_id": "uq_games_scored",
+    "games.round_id, games.hole": "uq_games_round_hole",
+    "moves.game_id, moves.seq": "uq_moves_game_seq",
+    "moves.game_id, moves.idempotency_key": "uq_moves_game_key",
+    "hints.game_id, hints.idempotency_key": "uq_hints_game_key",
+    "daily_deals.day, daily_deals.preset": "daily_deals_pkey",
+    "players.id": "players_pkey",
+    "players.issuer, players.subject": "uq_players_issuer_subject",
+    "refresh_tokens.id": "refresh_tokens_pkey",
+    "refresh_tokens.token_hash": "uq_refresh_tokens_hash",
+}
+_SQLITE_PREFIX = "UNIQUE constraint failed: "
+
+
+def _constraint(err: UniqueViolation) -> str:
+    """The name of the constraint ``err`` broke, as PostgreSQL reports it, on either database."""
+    text = err.constraint
+    if text.startswith(_SQLITE_PREFIX):
+        return _SQLITE_UNIQUE.get(text[len(_SQLITE_PREFIX) :], text)
+    return text
+
 
 # One statement, so one round trip, for the hot path on PostgreSQL: the log entry, the undo mark and the game
 # row together. If the game is not at the expected version the division by zero aborts the whole statement, so
@@ -65,7 +111,7 @@ def _game_update_args(game: GameRecord, expected_version: int) -> tuple[Any, ...
     """The values of ``_GAME_UPDATE``, then the game id and the version it must still be at."""
     line = ",".join(game.line)
     return (game.version, game.status, game.score, line, game.updated_at, game.finished_at, game.undos_used,
-            game.id, expected_version)  # fmt: skip
+            game.autoplay_assists, game.id, expected_version)  # fmt: skip
 
 
 def _when(value: Any) -> datetime:
@@ -102,6 +148,7 @@ def _deal(row: Row) -> DealRecord:
         created_at=_when(row["created_at"]),
         pysol_number=row["pysol_number"],
         verdict=_verdict(row),
+        seed_source=row["seed_source"],
     )
 
 
@@ -121,6 +168,10 @@ def _game(row: Row) -> GameRecord:
         undos_used=row["undos_used"],
         round_id=row["round_id"],
         hole=row["hole"],
+        owner_id=row["owner_id"],
+        practice=bool(row["practice"]),
+        holds_deal=bool(row["holds_deal"]),
+        autoplay_assists=row["autoplay_assists"],
     )
 
 
@@ -140,7 +191,44 @@ def _round(row: Row) -> RoundRecord:
         winnable_only=bool(row["winnable_only"]),
         difficulty=row["difficulty"],
         created_at=_when(row["created_at"]),
+        owner_id=row["owner_id"],
     )
+
+
+def _player(row: Row) -> PlayerRecord:
+    return PlayerRecord(row["id"], row["display_name"], _when(row["created_at"]), row["issuer"], row["subject"])
+
+
+def _token(row: Row) -> RefreshTokenRecord:
+    revoked = row["revoked_at"]
+    return RefreshTokenRecord(
+        id=row["id"],
+        player_id=row["player_id"],
+        token_hash=row["token_hash"],
+        created_at=_when(row["created_at"]),
+        expires_at=_when(row["expires_at"]),
+        revoked_at=None if revoked is None else _when(revoked),
+    )
+
+
+def _keyset(alias: str, after: tuple[datetime, str] | None, sql: list[str], args: list[Any]) -> None:
+    """Keyset paging: the rows strictly after the last one seen, in (created_at, id) descending order."""
+    if after is not None:
+        # The plain bound lets the (owner_id, created_at, id) index start the scan at the keyset.
+        when, row_id = after
+        sql.append(
+            f"{alias}.created_at <= ? AND ({alias}.created_at < ? OR ({alias}.created_at = ? AND {alias}.id < ?))"
+        )
+        args += [when, when, when, row_id]
+
+
+def _created(alias: str, after: datetime | None, before: datetime | None, sql: list[str], args: list[Any]) -> None:
+    if after is not None:
+        sql.append(f"{alias}.created_at >= ?")
+        args.append(after)
+    if before is not None:
+        sql.append(f"{alias}.created_at < ?")
+        args.append(before)
 
 
 def _verdict_values(verdict: Verdict | None) -> tuple[Any, ...]:
@@ -161,7 +249,7 @@ class SqlRepository:
 
     async def add_deal(self, deal: DealRecord) -> None:
         await self.tx.execute(
-            f"INSERT INTO deals ({_DEAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO deals ({_DEAL_COLUMNS}) VALUES ({_marks(_DEAL_COLUMNS)})",
             deal.id,
             deal.preset,
             deal.preset_version,
@@ -173,6 +261,7 @@ class SqlRepository:
             deal.pysol_number,
             deal.created_at,
             *_verdict_values(deal.verdict),
+            deal.seed_source,
         )
 
     async def save_verdict(self, deal_id: str, verdict: Verdict) -> None:
@@ -198,7 +287,7 @@ class SqlRepository:
     async def add_game(self, game: GameRecord) -> None:
         try:
             await self.tx.execute(
-                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({_marks(_GAME_COLUMNS)})",
                 game.id,
                 game.deal_id,
                 game.version,
@@ -212,29 +301,54 @@ class SqlRepository:
                 game.undos_used,
                 game.round_id,
                 game.hole,
+                game.owner_id,
+                game.practice,
+                game.holds_deal,
+                game.autoplay_assists,
             )
         except UniqueViolation as err:
-            raise AlreadyStored(err.constraint) from err
+            raise AlreadyStored(_constraint(err)) from err
 
     async def get_game(self, game_id: str) -> GameRecord | None:
         row = await self.tx.fetchone(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", game_id)
         return _game(row) if row else None
 
-    async def list_games(self, limit: int, after: tuple[datetime, str] | None) -> list[GameRecord]:
-        order = "ORDER BY created_at DESC, id DESC LIMIT ?"
-        if after is None:
-            rows = await self.tx.fetchall(f"SELECT {_GAME_COLUMNS} FROM games {order}", limit)
-        else:
-            # Keyset paging: the rows strictly after the last one seen, in (created_at, id) descending order.
-            when, game_id = after
-            rows = await self.tx.fetchall(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE created_at < ? OR (created_at = ? AND id < ?) {order}",
-                when,
-                when,
-                game_id,
-                limit,
-            )
+    async def list_games(
+        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: GameFilter
+    ) -> list[GameRecord]:
+        sql, args = ["g.owner_id = ?"], [owner_id]
+        join = ""
+        if where.preset is not None:
+            join = " JOIN deals d ON d.id = g.deal_id"
+            sql.append("d.preset = ?")
+            args.append(where.preset)
+        if where.status is not None:
+            sql.append("g.status = ?")
+            args.append(where.status)
+        _created("g", where.created_after, where.created_before, sql, args)
+        _keyset("g", after, sql, args)
+        rows = await self.tx.fetchall(
+            f"SELECT {_columns(_GAME_COLUMNS, 'g')} FROM games g{join} WHERE {' AND '.join(sql)} "
+            "ORDER BY g.created_at DESC, g.id DESC LIMIT ?",
+            *args,
+            limit,
+        )
         return [_game(r) for r in rows]
+
+    async def deal_use(self, deal_id: str, owner_id: str) -> DealUse:
+        # One round trip; each part is an index lookup (uq_games_deal_in_play, ix_games_deal_id,
+        # ix_daily_deals_deal).
+        row = await self.tx.fetchone(
+            "SELECT EXISTS (SELECT 1 FROM games WHERE deal_id = ? AND status = 'in_progress' AND holds_deal) AS held, "
+            "(SELECT COUNT(*) FROM games WHERE deal_id = ? AND owner_id = ?) AS owner_games, "
+            "EXISTS (SELECT 1 FROM daily_deals WHERE deal_id = ?) AS daily",
+            deal_id,
+            deal_id,
+            owner_id,
+            deal_id,
+        )
+        assert row is not None
+        return DealUse(held=bool(row["held"]), owner_games=int(row["owner_games"]), daily=bool(row["daily"]))
 
     async def get_moves(self, game_id: str) -> list[MoveRecord]:
         rows = await self.tx.fetchall(f"SELECT {_MOVE_COLUMNS} FROM moves WHERE game_id = ? ORDER BY seq", game_id)
@@ -264,8 +378,7 @@ class SqlRepository:
                 entry.created_at,
             )
         except UniqueViolation as err:
-            key_taken = "uq_moves_game_key" in err.constraint or "moves.idempotency_key" in err.constraint
-            raise DuplicateMove(key_taken=key_taken) from err
+            raise DuplicateMove(key_taken=_constraint(err) == "uq_moves_game_key") from err
         if undo_of is not None:
             await self.tx.execute(
                 "UPDATE moves SET undone_by = ? WHERE game_id = ? AND seq = ?", entry.seq, entry.game_id, undo_of
@@ -286,7 +399,7 @@ class SqlRepository:
                 hint.created_at,
             )
         except UniqueViolation as err:
-            raise AlreadyStored(err.constraint) from err
+            raise AlreadyStored(_constraint(err)) from err
         await self.tx.execute("UPDATE games SET hints_used = hints_used + 1 WHERE id = ?", hint.game_id)
 
     async def find_hint(self, game_id: str, idempotency_key: str) -> HintRecord | None:
@@ -301,7 +414,7 @@ class SqlRepository:
 
     async def add_round(self, round_: RoundRecord) -> None:
         await self.tx.execute(
-            f"INSERT INTO rounds ({_ROUND_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO rounds ({_ROUND_COLUMNS}) VALUES ({_marks(_ROUND_COLUMNS)})",
             round_.id,
             round_.preset,
             round_.rules.canonical(),
@@ -310,11 +423,35 @@ class SqlRepository:
             round_.winnable_only,
             round_.difficulty,
             round_.created_at,
+            round_.owner_id,
         )
 
     async def get_round(self, round_id: str) -> RoundRecord | None:
         row = await self.tx.fetchone(f"SELECT {_ROUND_COLUMNS} FROM rounds WHERE id = ?", round_id)
         return _round(row) if row else None
+
+    async def list_rounds(
+        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: RoundFilter
+    ) -> list[RoundRecord]:
+        sql, args = ["r.owner_id = ?"], [owner_id]
+        if where.preset is not None:
+            sql.append("r.preset = ?")
+            args.append(where.preset)
+        if where.finished is not None:
+            # Finished: all its holes were played out (a round's games are its holes, one at a time).
+            sql.append(
+                "(SELECT COUNT(*) FROM games g WHERE g.round_id = r.id AND g.status <> 'in_progress') "
+                + ("= r.holes" if where.finished else "<> r.holes")
+            )
+        _created("r", where.created_after, where.created_before, sql, args)
+        _keyset("r", after, sql, args)
+        rows = await self.tx.fetchall(
+            f"SELECT {_columns(_ROUND_COLUMNS, 'r')} FROM rounds r WHERE {' AND '.join(sql)} "
+            "ORDER BY r.created_at DESC, r.id DESC LIMIT ?",
+            *args,
+            limit,
+        )
+        return [_round(r) for r in rows]
 
     async def round_games(self, round_id: str) -> list[GameRecord]:
         rows = await self.tx.fetchall(f"SELECT {_GAME_COLUMNS} FROM games WHERE round_id = ? ORDER BY hole", round_id)
@@ -325,19 +462,33 @@ class SqlRepository:
             "INSERT INTO deal_pool (preset, difficulty, deal_id) VALUES (?, ?, ?)", preset, difficulty, deal_id
         )
 
-    async def pool_take(self, preset: str, difficulty: str | None) -> str | None:
+    async def pool_take(self, preset: str, difficulty: str | None, player_id: str) -> str | None:
         # SKIP LOCKED lets concurrent takers on PostgreSQL each get a different deal without waiting.
-        lock = "" if self.tx.dialect == "sqlite" else " FOR UPDATE SKIP LOCKED"
-        where = "preset = ?" + (" AND difficulty = ?" if difficulty else "")
+        lock = "" if self.tx.dialect == "sqlite" else " FOR UPDATE OF p SKIP LOCKED"
+        where = "p.preset = ?" + (" AND p.difficulty = ?" if difficulty else "")
         args = (preset, difficulty) if difficulty else (preset,)
         row = await self.tx.fetchone(
-            f"SELECT id, deal_id FROM deal_pool WHERE {where} ORDER BY uses, id LIMIT 1{lock}", *args
+            f"SELECT p.id, p.deal_id FROM deal_pool p WHERE {where} "
+            "AND NOT EXISTS (SELECT 1 FROM games g WHERE g.deal_id = p.deal_id AND g.owner_id = ?) "
+            "AND NOT EXISTS (SELECT 1 FROM games g WHERE g.deal_id = p.deal_id AND g.status = 'in_progress' "
+            f"AND g.holds_deal) ORDER BY p.uses, p.id LIMIT 1{lock}",
+            *args,
+            player_id,
         )
         if row is None:
             return None
         await self.tx.execute("UPDATE deal_pool SET uses = uses + 1 WHERE id = ?", row["id"])
         deal_id: str = row["deal_id"]
         return deal_id
+
+    async def pool_claim_fresh(self, preset: str) -> str | None:
+        lock = "" if self.tx.dialect == "sqlite" else " FOR UPDATE SKIP LOCKED"
+        row = await self.tx.fetchone(
+            "DELETE FROM deal_pool WHERE id = (SELECT id FROM deal_pool WHERE preset = ? AND uses = 0 "
+            f"ORDER BY id LIMIT 1{lock}) RETURNING deal_id",
+            preset,
+        )
+        return None if row is None else str(row["deal_id"])
 
     async def pool_counts(self, preset: str, difficulty: str) -> tuple[int, int]:
         row = await self.tx.fetchone(
@@ -366,7 +517,56 @@ class SqlRepository:
                 "INSERT INTO daily_deals (day, preset, deal_id) VALUES (?, ?, ?)", day, preset, deal_id
             )
         except UniqueViolation as err:
-            raise AlreadyStored(err.constraint) from err
+            raise AlreadyStored(_constraint(err)) from err
+
+    # -- players -------------------------------------------------------------------------------------------
+    async def add_player(self, player: PlayerRecord) -> None:
+        try:
+            await self.tx.execute(
+                f"INSERT INTO players ({_PLAYER_COLUMNS}) VALUES ({_marks(_PLAYER_COLUMNS)})",
+                player.id,
+                player.display_name,
+                player.created_at,
+                player.issuer,
+                player.subject,
+            )
+        except UniqueViolation as err:
+            raise AlreadyStored(_constraint(err)) from err
+
+    async def get_player(self, player_id: str) -> PlayerRecord | None:
+        row = await self.tx.fetchone(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = ?", player_id)
+        return _player(row) if row else None
+
+    async def find_player(self, issuer: str, subject: str) -> PlayerRecord | None:
+        row = await self.tx.fetchone(
+            f"SELECT {_PLAYER_COLUMNS} FROM players WHERE issuer = ? AND subject = ?", issuer, subject
+        )
+        return _player(row) if row else None
+
+    async def add_refresh_token(self, token: RefreshTokenRecord) -> None:
+        try:
+            await self.tx.execute(
+                f"INSERT INTO refresh_tokens ({_TOKEN_COLUMNS}) VALUES ({_marks(_TOKEN_COLUMNS)})",
+                token.id,
+                token.player_id,
+                token.token_hash,
+                token.created_at,
+                token.expires_at,
+                token.revoked_at,
+            )
+        except UniqueViolation as err:
+            raise AlreadyStored(_constraint(err)) from err
+
+    async def find_refresh_token(self, token_hash: str) -> RefreshTokenRecord | None:
+        row = await self.tx.fetchone(f"SELECT {_TOKEN_COLUMNS} FROM refresh_tokens WHERE token_hash = ?", token_hash)
+        return _token(row) if row else None
+
+    async def revoke_refresh_token(self, token_hash: str, when: datetime) -> bool:
+        # Every row with the hash is touched (so the count says whether it exists); a revoked one keeps its time.
+        changed = await self.tx.execute(
+            "UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE token_hash = ?", when, token_hash
+        )
+        return changed > 0
 
 
 class SqlUnitOfWork:

@@ -3,13 +3,53 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, Text, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
 
 def _when(nullable: bool = False) -> Column[datetime]:
     return Column(DateTime(timezone=True), nullable=nullable)
+
+
+# Partial unique indexes of ``games``, written so both dialects read them alike (SQLite stores booleans as 0/1,
+# so a bare ``holds_deal`` and ``NOT practice`` are true and false there too). Migration 0004 uses the same text.
+GAMES_DEAL_IN_PLAY_WHERE = "status = 'in_progress' AND holds_deal"
+"""A deal held by a game has at most one game in progress."""
+GAMES_SCORED_WHERE = "NOT practice AND owner_id <> 'legacy'"
+"""A player has one scored (not practice) game per deal; games stored before players existed are exempt."""
+
+
+def _partial(where: str) -> dict[str, Any]:
+    return {"sqlite_where": text(where), "postgresql_where": text(where)}
+
+
+class PlayerRow(SQLModel, table=True):
+    """A player: a guest (issuer ``golf``, no subject) or a portal's player (its issuer and ``sub`` claim)."""
+
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("issuer", "subject", name="uq_players_issuer_subject"),)
+
+    id: str = Field(primary_key=True, max_length=36)
+    display_name: str = Field(max_length=64)
+    created_at: datetime = Field(sa_column=_when())
+    issuer: str = Field(max_length=255)
+    subject: str | None = Field(default=None, max_length=255, nullable=True)
+
+
+class RefreshTokenRow(SQLModel, table=True):
+    """A refresh token, by the SHA-256 (hex) of its text only."""
+
+    __tablename__ = "refresh_tokens"
+    __table_args__ = (UniqueConstraint("token_hash", name="uq_refresh_tokens_hash"),)
+
+    id: str = Field(primary_key=True, max_length=36)
+    player_id: str = Field(foreign_key="players.id", index=True, max_length=36)
+    token_hash: str = Field(max_length=64)
+    created_at: datetime = Field(sa_column=_when())
+    expires_at: datetime = Field(sa_column=_when())
+    revoked_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
 
 
 class DealRow(SQLModel, table=True):
@@ -31,10 +71,13 @@ class DealRow(SQLModel, table=True):
     fewest_left: int | None = Field(default=None, nullable=True)
     difficulty: str | None = Field(default=None, max_length=16, nullable=True)
     difficulty_score: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    # Who chose the seed: server (secret until dealt), client or pysol (public by nature).
+    seed_source: str = Field(max_length=16)
 
 
 class RoundRow(SQLModel, table=True):
     __tablename__ = "rounds"
+    __table_args__ = (Index("ix_rounds_owner_created", "owner_id", "created_at", "id"),)
 
     id: str = Field(primary_key=True, max_length=36)
     preset: str = Field(max_length=64)
@@ -44,6 +87,7 @@ class RoundRow(SQLModel, table=True):
     winnable_only: bool
     difficulty: str | None = Field(default=None, max_length=16, nullable=True)
     created_at: datetime = Field(sa_column=_when())
+    owner_id: str = Field(max_length=36)
 
 
 class GameRow(SQLModel, table=True):
@@ -51,6 +95,9 @@ class GameRow(SQLModel, table=True):
     __table_args__ = (
         Index("ix_games_created_id", "created_at", "id"),
         UniqueConstraint("round_id", "hole", name="uq_games_round_hole"),
+        Index("ix_games_owner_created", "owner_id", "created_at", "id"),
+        Index("uq_games_deal_in_play", "deal_id", unique=True, **_partial(GAMES_DEAL_IN_PLAY_WHERE)),
+        Index("uq_games_scored", "deal_id", "owner_id", unique=True, **_partial(GAMES_SCORED_WHERE)),
     )
 
     id: str = Field(primary_key=True, max_length=36)
@@ -66,6 +113,10 @@ class GameRow(SQLModel, table=True):
     undos_used: int = Field(default=0)
     round_id: str | None = Field(default=None, foreign_key="rounds.id", max_length=36, nullable=True)
     hole: int | None = Field(default=None, nullable=True)
+    owner_id: str = Field(max_length=36)
+    practice: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    holds_deal: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    autoplay_assists: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class MoveRow(SQLModel, table=True):
@@ -128,6 +179,7 @@ class DailyDealRow(SQLModel, table=True):
     """One deal per UTC day and preset, the same for every player."""
 
     __tablename__ = "daily_deals"
+    __table_args__ = (Index("ix_daily_deals_deal", "deal_id"),)
 
     day: str = Field(primary_key=True, max_length=10)
     preset: str = Field(primary_key=True, max_length=64)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from golf.engine.solitaire.moves import PlayColumn
 from golf.engine.solitaire.solver import solve
 from golf.engine.solitaire.state import State
@@ -31,7 +33,17 @@ def runs(state: State) -> list[tuple[PlayColumn, ...]]:
     return sorted(ends.values(), key=len, reverse=True)
 
 
-def choose_run(state: State, budget: int | None = None) -> tuple[PlayColumn, ...]:
+@dataclass(frozen=True, slots=True)
+class AutoRun:
+    """The run AutoPlay makes, and whether the solver chose it (assistance, like a hint)."""
+
+    moves: tuple[PlayColumn, ...]
+    solver_chose: bool = False
+    """The game could still be won and there was more than one run to choose from: the solver picked the one
+    that keeps the win, which tells the player something."""
+
+
+def choose_run(state: State, budget: int | None = None) -> AutoRun:
     """The run AutoPlay makes: the longest that keeps the game winnable when it is, else the longest.
 
     When every run would throw a win away, the longest is played all the same: the player asked for it.
@@ -39,9 +51,10 @@ def choose_run(state: State, budget: int | None = None) -> tuple[PlayColumn, ...
     """
     candidates = runs(state)
     if not candidates:
-        return ()
-    if solve(state, budget, fewest_cards=False).winnable:
+        return AutoRun(())
+    if len(candidates) > 1 and solve(state, budget, fewest_cards=False).winnable:
         for run in candidates:
             if solve(state.replay(list(run)), budget, fewest_cards=False).winnable:
-                return run
-    return candidates[0]
+                return AutoRun(run, solver_chose=True)
+        return AutoRun(candidates[0], solver_chose=True)
+    return AutoRun(candidates[0])

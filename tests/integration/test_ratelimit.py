@@ -1,0 +1,187 @@
+"""The rate limiter counted in Redis: the same rules as in memory, and counts shared by replicas of one deployment.
+
+Redis is the one this machine runs at 127.0.0.1:6379 (override with GOLF_TEST_REDIS_URL). With
+GOLF_TEST_REDIS=required (as in CI) a missing server fails these tests instead of skipping them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+from collections.abc import AsyncIterator, Callable
+from urllib.parse import urlsplit
+
+import coredis
+import pytest
+
+from golf.adapters.ratelimit import Limits
+from golf.app.errors import RateLimited
+
+REDIS_URL = os.environ.get("GOLF_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+KEY = "player-1234"
+_server_checked: list[str | None] = []
+
+LimitsFactory = Callable[..., Limits]
+
+
+def _redis_problem() -> str | None:
+    """None when the server answers PING, else why not (checked once per test process)."""
+    if not _server_checked:
+        parts = urlsplit(REDIS_URL)
+        try:
+            with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 6379), timeout=3) as sock:
+                sock.sendall(b"PING\r\n")
+                reply = sock.recv(64)
+            _server_checked.append(None if reply.startswith(b"+PONG") else f"Redis at {REDIS_URL} answered {reply!r}")
+        except OSError as err:
+            _server_checked.append(f"Redis at {REDIS_URL} is not reachable: {err}")
+    return _server_checked[0]
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The test Redis server's URL; skips (or fails, with GOLF_TEST_REDIS=required) when it does not answer."""
+    problem = _redis_problem()
+    if problem is not None:
+        if os.environ.get("GOLF_TEST_REDIS") == "required":
+            pytest.fail(problem + " (GOLF_TEST_REDIS=required)")
+        pytest.skip(problem)  # the redis guard: skips only when GOLF_TEST_REDIS is not "required"
+    return REDIS_URL
+
+
+@pytest.fixture
+async def prefix(redis_url: str) -> AsyncIterator[str]:
+    """A key prefix of this test's own, its keys deleted afterwards."""
+    name = f"golf-test-{secrets.token_hex(6)}"
+    yield name
+    await _delete_keys(redis_url, name)
+
+
+async def _keys(redis_url: str, prefix: str) -> set[bytes]:
+    client = coredis.Redis.from_url(redis_url)
+    try:
+        return set(await client.keys(f"{prefix}:*"))
+    finally:
+        client.connection_pool.disconnect()
+
+
+async def _delete_keys(redis_url: str, prefix: str) -> None:
+    client = coredis.Redis.from_url(redis_url)
+    try:
+        if keys := await client.keys(f"{prefix}:*"):
+            await client.delete(keys)
+    finally:
+        client.connection_pool.disconnect()
+
+
+@pytest.fixture
+async def new_limits(redis_url: str, prefix: str) -> AsyncIterator[LimitsFactory]:
+    """Makes ``Limits`` on the test Redis (the test's prefix unless told), closed at the end of the test."""
+    made: list[Limits] = []
+
+    def make(rules: dict[str, str], prefix: str = prefix, storage_url: str = redis_url) -> Limits:
+        limits = Limits(rules, storage_url=storage_url, prefix=prefix)
+        made.append(limits)
+        return limits
+
+    yield make
+    for limits in made:
+        await limits.close()
+
+
+async def test_lets_the_allowance_through_and_refuses_the_next(new_limits: LimitsFactory) -> None:
+    limits = new_limits({"player": "3/second"})
+    for _ in range(3):
+        await limits.hit("player", KEY)
+    with pytest.raises(RateLimited) as refused:
+        await limits.hit("player", KEY)
+    assert 0 < refused.value.retry_after <= 1
+    assert "at most 3 per 1 second" in refused.value.message
+    for _ in range(3):  # another key has its own window
+        await limits.hit("player", "someone-else")
+    with pytest.raises(RateLimited):
+        await limits.hit("player", "someone-else")
+
+
+async def test_recovers_when_the_window_has_moved_on(new_limits: LimitsFactory) -> None:
+    limits = new_limits({"player": "3/second"})
+    for _ in range(3):
+        await limits.hit("player", KEY)
+    with pytest.raises(RateLimited) as refused:
+        await limits.hit("player", KEY)
+    await asyncio.sleep(refused.value.retry_after + 0.1)
+    for _ in range(3):
+        await limits.hit("player", KEY)
+    with pytest.raises(RateLimited):
+        await limits.hit("player", KEY)
+
+
+async def test_every_window_of_a_rule_must_have_room(new_limits: LimitsFactory) -> None:
+    limits = new_limits({"player": "2/second;3/minute"})
+    await limits.hit("player", KEY)
+    await limits.hit("player", KEY)
+    for _ in range(3):  # refused by the second window; these must not use up the minute's allowance
+        with pytest.raises(RateLimited) as refused:
+            await limits.hit("player", KEY)
+        assert 0 < refused.value.retry_after <= 1
+    await asyncio.sleep(1.1)
+    await limits.hit("player", KEY)
+    with pytest.raises(RateLimited) as refused:
+        await limits.hit("player", KEY)
+    assert 55 < refused.value.retry_after <= 60
+    assert "at most 3 per 1 minute" in refused.value.message
+
+
+async def test_an_empty_rule_turns_the_limit_off(new_limits: LimitsFactory, redis_url: str, prefix: str) -> None:
+    limits = new_limits({"player": " ", "create": "1/minute"})
+    for _ in range(50):
+        await limits.hit("player", KEY)
+    assert await _keys(redis_url, prefix) == set()  # not even counted
+    await limits.hit("create", KEY)
+    with pytest.raises(RateLimited):
+        await limits.hit("create", KEY)
+    with pytest.raises(KeyError):
+        await limits.hit("nope", KEY)
+
+
+async def test_replicas_share_the_count(new_limits: LimitsFactory) -> None:
+    one = new_limits({"create": "4/minute"})
+    two = new_limits({"create": "4/minute"})
+    await one.hit("create", KEY)
+    await two.hit("create", KEY)
+    await one.hit("create", KEY)
+    await two.hit("create", KEY)
+    for replica in (one, two):
+        with pytest.raises(RateLimited) as refused:
+            await replica.hit("create", KEY)
+        assert 55 < refused.value.retry_after <= 60
+
+
+async def test_another_prefix_counts_apart(new_limits: LimitsFactory, redis_url: str, prefix: str) -> None:
+    other_prefix = f"{prefix}-other"
+    try:
+        ours = new_limits({"create": "2/minute"})
+        theirs = new_limits({"create": "2/minute"}, prefix=other_prefix)
+        await ours.hit("create", KEY)
+        await ours.hit("create", KEY)
+        with pytest.raises(RateLimited):
+            await ours.hit("create", KEY)
+        await theirs.hit("create", KEY)  # another deployment on the same Redis: its own count
+        await theirs.hit("create", KEY)
+        with pytest.raises(RateLimited):
+            await theirs.hit("create", KEY)
+        # Every key is under its deployment's prefix.
+        assert len(await _keys(redis_url, prefix)) == 1
+        assert len(await _keys(redis_url, other_prefix)) == 1
+    finally:
+        await _delete_keys(redis_url, other_prefix)
+
+
+async def test_the_async_url_form_is_accepted(new_limits: LimitsFactory, redis_url: str) -> None:
+    plain = new_limits({"player": "1/minute"})
+    explicit = new_limits({"player": "1/minute"}, storage_url=f"async+{redis_url}")
+    await plain.hit("player", KEY)
+    with pytest.raises(RateLimited):  # both spellings reach the same server and keys
+        await explicit.hit("player", KEY)
