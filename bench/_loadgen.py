@@ -6,6 +6,10 @@ is one, else a draw), each with a fresh idempotency key and ``expectedVersion``;
 another. A move counts only if the server answered OK and the answer proves it was validated and stored: the
 version and ``movesPlayed`` went up by one, it is not a replay, and the move made is the one asked for.
 
+Before the warm-up every client signs in as its own guest (``CreateGuest``, over the transport it measures) and
+then sends its access token with every call: an ``authorization`` header (REST) or metadata (gRPC). A server
+without sign-in (an older revision) answers 404 / UNIMPLEMENTED to it, and the clients go on without a token.
+
 The clients are kept cheap because they share two cores with the server: REST goes through a minimal
 keep-alive HTTP/1.1 client over asyncio streams (Content-Length framing, orjson), gRPC through grpc.aio stubs
 spread over a few channels.
@@ -26,6 +30,9 @@ import orjson
 
 PRESET = "wrap"
 _PLAY_PATH = "/v1/games/{}/moves"
+_GUEST_PATH = "/v1/players:guest"
+AUTH_FAILED, AUTH_GUEST, AUTH_NONE = -1, 1, 2
+"""Per worker in the shared ``auth`` array: sign-in failed, every client signed in as a guest, no sign-in."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,13 @@ class HttpConnection:
         self.writer: asyncio.StreamWriter | None = None
         self._head = f"Host: {host}:{port}\r\nContent-Type: application/json\r\nContent-Length: ".encode()
 
+    def authorize(self, token: str) -> None:
+        """Send ``token`` as the bearer token of every later request (it is part of the prebuilt head)."""
+        self._head = (
+            f"Host: {self.host}:{self.port}\r\nAuthorization: Bearer {token}\r\n"
+            "Content-Type: application/json\r\nContent-Length: "
+        ).encode()
+
     async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
         if self.writer is None or self.reader is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
@@ -132,6 +146,24 @@ class RestApi:
     def __init__(self, cfg: LoadConfig) -> None:
         self.conn = HttpConnection(cfg.host, cfg.http_port)
 
+    async def sign_in(self) -> bool:
+        """Sign in as a new guest and keep its token; False when the server has no sign-in (HTTP 404)."""
+        try:
+            status, data = await self.conn.post(_GUEST_PATH, b"{}")
+        finally:
+            await self.conn.close()  # the warm-up opens the connection its moves use, as without sign-in
+        if status == 404:
+            return False
+        if status != 200:
+            try:
+                error = orjson.loads(data)
+                detail = f"{error.get('reason', '')}: {error.get('message', '')}"
+            except (orjson.JSONDecodeError, AttributeError):
+                detail = data[:200].decode(errors="replace")
+            raise Refused(f"CreateGuest HTTP {status} {detail}")
+        self.conn.authorize(orjson.loads(data)["credentials"]["accessToken"])
+        return True
+
     async def new_game(self) -> GameView:
         status, data = await self.conn.post("/v1/games", b'{"preset":"%s","winnableOnly":false}' % PRESET.encode())
         if status != 200:
@@ -167,12 +199,29 @@ class RestApi:
 class GrpcApi:
     """PlayMove and CreateGame through grpc.aio stubs; the channels are shared by the clients of a worker."""
 
-    def __init__(self, stub: Any) -> None:
+    def __init__(self, stub: Any, players: Any) -> None:
         from golf.v1 import solitaire_pb2, solitaire_service_pb2
 
         self.stub = stub
+        self.players = players
         self.pb = solitaire_service_pb2
         self.in_progress = solitaire_pb2.GAME_STATUS_IN_PROGRESS
+        self.metadata: tuple[tuple[str, str], ...] | None = None
+
+    async def sign_in(self) -> bool:
+        """Sign in as a new guest and keep its token; False when the server has no sign-in (UNIMPLEMENTED)."""
+        import grpc
+
+        from golf.v1 import player_service_pb2
+
+        try:
+            reply = await self.players.CreateGuest(player_service_pb2.CreateGuestRequest())
+        except grpc.aio.AioRpcError as err:
+            if err.code() == grpc.StatusCode.UNIMPLEMENTED:
+                return False
+            raise Refused(f"CreateGuest gRPC {err.code().name} {err.details()}") from None
+        self.metadata = (("authorization", f"Bearer {reply.credentials.access_token}"),)
+        return True
 
     def _view(self, game: Any) -> GameView:
         legal = game.legal_moves
@@ -189,7 +238,7 @@ class GrpcApi:
         import grpc
 
         try:
-            return await method(request)
+            return await method(request, metadata=self.metadata)
         except grpc.aio.AioRpcError as err:
             raise Refused(f"gRPC {err.code().name}") from None
 
@@ -244,29 +293,58 @@ async def _client(api: RestApi | GrpcApi, number: int, start: float, window: Win
             await asyncio.sleep(0.01)
 
 
-async def run_clients(cfg: LoadConfig, start: float, window: Window) -> WorkerResult:
-    """Run ``cfg.clients`` clients until the window ends; moves finishing before ``start`` are warm-up."""
-    out = WorkerResult()
-    apis: list[RestApi | GrpcApi] = []
-    channels: list[Any] = []
+@dataclass
+class Clients:
+    """A worker's clients, signed in (or not, when the server has no sign-in), and the gRPC channels they share."""
+
+    cfg: LoadConfig
+    apis: list[RestApi | GrpcApi]
+    channels: list[Any]
+    signed_in: bool = False
+
+    async def close(self) -> None:
+        for api in self.apis:
+            await api.close()
+        for ch in self.channels:
+            await ch.close()
+
+
+async def open_clients(cfg: LoadConfig) -> Clients:
+    """Make ``cfg.clients`` clients and sign each in as its own guest: the first alone (a server without sign-in
+    answers it 404 / UNIMPLEMENTED, and then none signs in), the others at once."""
     if cfg.transport == "rest":
-        apis = [RestApi(cfg) for _ in range(cfg.clients)]
+        clients = Clients(cfg, [RestApi(cfg) for _ in range(cfg.clients)], [])
     else:
         import grpc
 
-        from golf.v1 import solitaire_service_pb2_grpc
+        from golf.v1 import player_service_pb2_grpc, solitaire_service_pb2_grpc
 
         target = f"{cfg.host}:{cfg.grpc_port}"
         channels = [grpc.aio.insecure_channel(target) for _ in range(max(1, min(cfg.grpc_channels, cfg.clients)))]
         stubs = [solitaire_service_pb2_grpc.SolitaireServiceStub(ch) for ch in channels]
-        apis = [GrpcApi(stubs[i % len(stubs)]) for i in range(cfg.clients)]
+        players = [player_service_pb2_grpc.PlayerServiceStub(ch) for ch in channels]
+        apis: list[RestApi | GrpcApi] = [
+            GrpcApi(stubs[i % len(stubs)], players[i % len(stubs)]) for i in range(cfg.clients)
+        ]
+        clients = Clients(cfg, apis, channels)
     try:
-        await asyncio.gather(*(_client(api, cfg.client_base + i, start, window, out) for i, api in enumerate(apis)))
+        clients.signed_in = await clients.apis[0].sign_in()
+        if clients.signed_in:
+            await asyncio.gather(*(api.sign_in() for api in clients.apis[1:]))
+    except BaseException:
+        await clients.close()
+        raise
+    return clients
+
+
+async def run_clients(clients: Clients, start: float, window: Window) -> WorkerResult:
+    """Run the clients until the window ends; moves finishing before ``start`` are warm-up."""
+    out = WorkerResult()
+    base = clients.cfg.client_base
+    try:
+        await asyncio.gather(*(_client(api, base + i, start, window, out) for i, api in enumerate(clients.apis)))
     finally:
-        for api in apis:
-            await api.close()
-        for ch in channels:
-            await ch.close()
+        await clients.close()
     return out
 
 
@@ -284,8 +362,11 @@ class SharedWindow:
         self.counts[self.index] += n
 
 
-def worker_main(cfg: LoadConfig, index: int, times: Any, counts: Any, ready: Any, go: Any, results: Any) -> None:
-    """Entry point of a worker process: wait for the window to be set, run the clients, send the result."""
+def worker_main(
+    cfg: LoadConfig, index: int, times: Any, counts: Any, auth: Any, ready: Any, go: Any, results: Any
+) -> None:
+    """Entry point of a worker process: sign the clients in, say so in ``auth[index]``, wait for the window to
+    be set, run the clients, send the result."""
     loop_factory: Any = None
     if cfg.transport == "rest":
         with contextlib.suppress(ImportError):
@@ -296,12 +377,22 @@ def worker_main(cfg: LoadConfig, index: int, times: Any, counts: Any, ready: Any
         import grpc  # noqa: F401  (import before timing starts)
 
         from golf.v1 import solitaire_service_pb2_grpc  # noqa: F401
-    ready.set()
-    go.wait()
     window = SharedWindow(times, counts, index)
-    try:
-        with asyncio.Runner(loop_factory=loop_factory) as runner:
-            out = runner.run(run_clients(cfg, float(times[0]), window))
-    except Exception as err:  # reported to the parent, which prints it
-        out = WorkerResult(fatal=f"{type(err).__name__}: {err}")
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        clients: Clients | None = None
+        try:
+            clients = runner.run(open_clients(cfg))  # signing in is done before the warm-up
+            auth[index] = AUTH_GUEST if clients.signed_in else AUTH_NONE
+            fatal = ""
+        except Exception as err:  # reported to the parent, which prints it
+            auth[index] = AUTH_FAILED
+            fatal = f"sign-in: {type(err).__name__}: {err}"
+        ready.set()
+        go.wait()
+        out = WorkerResult(fatal=fatal)
+        if clients is not None:
+            try:
+                out = runner.run(run_clients(clients, float(times[0]), window))
+            except Exception as err:  # reported to the parent, which prints it
+                out = WorkerResult(fatal=f"{type(err).__name__}: {err}")
     results.put((index, out))

@@ -18,6 +18,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 _TICK = os.sysconf("SC_CLK_TCK")
+RATE_LIMITS = ("PLAYER", "ADDRESS", "SOLVER", "CREATE", "SIGN_IN")
+BENCH_TOKEN_KEY = "golf-bench-token-key-not-a-secret-0123456789abcd"
+"""GOLF_TOKEN_KEY of a server started on PostgreSQL (which requires one; with SQLite the server keeps a generated
+key beside the database file). 48 characters; the bench's databases are thrown away, so it need not be secret."""
+
+
+def bench_env(db_url: str) -> dict[str, str]:
+    """Settings every server the bench starts gets unless ``--server-env`` says otherwise: rate limits off (32
+    clients on 127.0.0.1 are one address, far beyond its default limit), and a token key with PostgreSQL."""
+    env = {f"GOLF_RATE_LIMIT_{name}": "" for name in RATE_LIMITS}
+    if not db_url.startswith("sqlite"):
+        env["GOLF_TOKEN_KEY"] = BENCH_TOKEN_KEY
+    return env
 
 
 def cpu_seconds(pid: int) -> float:
@@ -179,8 +192,10 @@ def _wait_listening(server: Server, timeout: float) -> None:
 def golf_server(
     db_url: str, log_level: str, log_dir: Path, src: Path = ROOT, extra_env: dict[str, str] | None = None
 ) -> Iterator[Server]:
-    """Migrate ``db_url``, then run ``golf serve`` from ``src`` on 127.0.0.1 with free ports until the block ends."""
-    env = {**os.environ, "GOLF_DATABASE_URL": db_url, "PYTHONPATH": str(src / "service")}
+    """Migrate ``db_url``, then run ``golf serve`` from ``src`` on 127.0.0.1 with free ports until the block ends.
+
+    The server gets ``bench_env`` (no rate limits; a token key with PostgreSQL); ``extra_env`` overrides it."""
+    env = {**os.environ, "GOLF_DATABASE_URL": db_url, "PYTHONPATH": str(src / "service"), **bench_env(db_url)}
     golf = [sys.executable, "-m", "golf"]
     subprocess.run([*golf, "migrate"], env=env, cwd=src, check=True, capture_output=True)
     http_port, grpc_port = free_port(), free_port()

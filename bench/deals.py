@@ -9,6 +9,11 @@ and reads every deal's ``createTime``: a deal created before its request was sen
 created after was searched on demand. Last it stops the server, starts it again on the same database, and
 shows that the pool is still there and that the first requests are served from it.
 
+Before each phase's requests ``--guests`` guests sign in (``POST /v1/players:guest``, outside the measured
+requests) and the requests take their tokens in turn; a server without sign-in answers 404 and the requests go
+without a token. The server started here runs without rate limits (``GOLF_RATE_LIMIT_*`` empty; give them with
+``--server-env`` to measure them): one address sending CreateGame/CreateDeal at ``--rate`` would be refused.
+
     .venv/bin/python bench/deals.py                                  # SQLite and PostgreSQL, pool 40, 20 req/s, 20 s
     .venv/bin/python bench/deals.py --db sqlite --pool-size 10 --seconds 5 --json
 """
@@ -279,10 +284,12 @@ class Http:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
 
-    async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+    async def request(self, method: str, path: str, body: bytes = b"", token: str | None = None) -> tuple[int, bytes]:
         await self.connect()
         assert self.reader is not None and self.writer is not None
         head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+        if token:
+            head += f"Authorization: Bearer {token}\r\n"
         if body:
             head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         self.writer.write(head.encode() + b"\r\n" + body)
@@ -322,13 +329,13 @@ class Connections:
             self.opened += 1
             self.idle.append(conn)
 
-    async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+    async def request(self, method: str, path: str, body: bytes = b"", token: str | None = None) -> tuple[int, bytes]:
         if self.idle:
             conn = self.idle.pop()
         else:
             conn = Http(self.host, self.port)
             self.opened += 1
-        status, data = await conn.request(method, path, body)
+        status, data = await conn.request(method, path, body, token)
         if conn.writer is not None:
             self.idle.append(conn)
         return status, data
@@ -378,7 +385,24 @@ def schedule(args: argparse.Namespace, n: int) -> list[Sent]:
     return out
 
 
-async def _send(conns: Connections, s: Sent) -> None:
+async def sign_in(port: int, guests: int) -> list[str | None]:
+    """Access tokens of ``guests`` new guests; ``[None]`` when the server has no sign-in (HTTP 404)."""
+    conn = Http("127.0.0.1", port)
+    tokens: list[str | None] = []
+    try:
+        for _ in range(guests):
+            status, data = await conn.request("POST", "/v1/players:guest", b"{}")
+            if status == 404 and not tokens:
+                return [None]
+            if status != 200:
+                raise RuntimeError(f"signing in a guest: HTTP {status} {data[:300].decode(errors='replace')}")
+            tokens.append(orjson.loads(data)["credentials"]["accessToken"])
+    finally:
+        await conn.close()
+    return tokens
+
+
+async def _send(conns: Connections, s: Sent, token: str | None) -> None:
     body: dict[str, Any] = {"preset": s.preset}
     if s.kind == "deal":
         body["winnableOnly"] = True
@@ -387,7 +411,7 @@ async def _send(conns: Connections, s: Sent) -> None:
     path = "/v1/games" if s.kind == "game" else "/v1/deals"
     s.lag = time.monotonic() - s.scheduled
     try:
-        status, data = await conns.request("POST", path, orjson.dumps(body))
+        status, data = await conns.request("POST", path, orjson.dumps(body), token)
     except (OSError, asyncio.IncompleteReadError) as err:
         s.error = f"{type(err).__name__}"
         return
@@ -408,8 +432,11 @@ async def _send(conns: Connections, s: Sent) -> None:
         s.deal_id = s.deal["id"]
 
 
-async def run_load(args: argparse.Namespace, port: int, plan: list[Sent], rate: float, wait_s: float) -> None:
-    """Send ``plan`` at ``rate`` requests/s whatever the replies (open loop), then look up the games' deals."""
+async def run_load(
+    args: argparse.Namespace, port: int, plan: list[Sent], rate: float, wait_s: float, tokens: list[str | None]
+) -> None:
+    """Send ``plan`` at ``rate`` requests/s whatever the replies (open loop), with ``tokens`` in turn, then look up
+    the games' deals."""
     conns = Connections("127.0.0.1", port)
     await conns.warm(args.connections)
     tasks = []
@@ -421,7 +448,7 @@ async def run_load(args: argparse.Namespace, port: int, plan: list[Sent], rate: 
         delay = s.scheduled - time.monotonic()
         if delay > 0:
             await asyncio.sleep(delay)
-        tasks.append(asyncio.create_task(_send(conns, s)))
+        tasks.append(asyncio.create_task(_send(conns, s, tokens[i % len(tokens)])))
     _, pending = await asyncio.wait(tasks, timeout=wait_s) if tasks else (set(), set())
     for task in pending:
         task.cancel()
@@ -431,21 +458,37 @@ async def run_load(args: argparse.Namespace, port: int, plan: list[Sent], rate: 
     getter = Http("127.0.0.1", port)
     for s in plan:
         if s.kind == "game" and s.deal_id:
-            status, data = await getter.request("GET", f"/v1/deals/{s.deal_id}")
+            status, data = await getter.request("GET", f"/v1/deals/{s.deal_id}", token=tokens[0])
             if status == 200:
                 s.deal = orjson.loads(data)["deal"]
     await getter.close()
     await conns.close()
 
 
-def drive(args: argparse.Namespace, port: int, plan: list[Sent], rate: float, wait_s: float) -> None:
-    loop_factory: Any = None
+def _loop_factory() -> Any:
     with contextlib.suppress(ImportError):
         import uvloop
 
-        loop_factory = uvloop.new_event_loop
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
-        runner.run(run_load(args, port, plan, rate, wait_s))
+        return uvloop.new_event_loop
+    return None
+
+
+def guests(args: argparse.Namespace, port: int, label: str) -> list[str | None]:
+    """Sign ``--guests`` guests in before a phase (its CPU figures start after this); ``[None]``: no sign-in."""
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        tokens = runner.run(sign_in(port, args.guests))
+    args.auth.add("none" if tokens == [None] else "guest")
+    if not args.json:
+        said = "no (the server has no sign-in)" if tokens == [None] else f"yes, {len(tokens)} guests taking turns"
+        print(f"  [{label}] signed in: {said}", flush=True)
+    return tokens
+
+
+def drive(
+    args: argparse.Namespace, port: int, plan: list[Sent], rate: float, wait_s: float, tokens: list[str | None]
+) -> None:
+    with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+        runner.run(run_load(args, port, plan, rate, wait_s, tokens))
 
 
 # -- results ---------------------------------------------------------------------------------------------------
@@ -678,11 +721,12 @@ def measure(
 ) -> list[Row]:
     plan = schedule(args, max(1, round(args.rate * args.seconds)))
     exclude = getattr(pool, "backend_pid", 0)
+    tokens = guests(args, port, f"{db} {phase}")
     before = pool.counts()
     cpu0 = read_cpu(pid, pg_name, exclude)
     t0 = time.monotonic()
     profiler = start_profiler(args, pid, f"{db}-{phase.replace(' ', '')}", args.seconds)
-    drive(args, port, plan, args.rate, args.reply_timeout)
+    drive(args, port, plan, args.rate, args.reply_timeout, tokens)
     cpu = read_cpu(pid, pg_name, exclude) - cpu0
     wall = time.monotonic() - t0
     after = pool.counts()
@@ -733,9 +777,10 @@ def run_db(args: argparse.Namespace, db: str, logs: Path) -> tuple[list[Fill], l
             }
             plan = schedule(args, args.restart_requests)
             exclude = getattr(pool, "backend_pid", 0)
+            tokens = guests(args, server.http_port, f"{db} restart")
             cpu0 = read_cpu(server.pid, pg_name, exclude)
             t0 = time.monotonic()
-            drive(args, server.http_port, plan, args.rate, args.reply_timeout)
+            drive(args, server.http_port, plan, args.rate, args.reply_timeout, tokens)
             cpu = read_cpu(server.pid, pg_name, exclude) - cpu0
             row = summarize(db, "restart", "first after restart", plan, before=stopped,
                             pool_before=len(after_ids), pool_after=sum(pool.counts().values()))  # fmt: skip
@@ -770,6 +815,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--poll", type=float, default=0.25, help="seconds between pool polls while filling")
     parser.add_argument("--progress-every", type=float, default=10.0, help="seconds between progress lines")
     parser.add_argument("--connections", type=int, default=8, help="keep-alive connections opened in advance")
+    parser.add_argument("--guests", type=int, default=4, help="guests signed in per phase, their tokens used in turn")
     parser.add_argument("--reply-timeout", type=float, default=120.0, help="wait this long for the last replies")
     parser.add_argument("--breakdown", action="store_true", help="also rows per request kind and per preset")
     parser.add_argument("--pg-url", default=os.environ.get("GOLF_BENCH_PG_URL", DEFAULT_PG_URL),
@@ -791,6 +837,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rate in (0, 1000], --seconds in (0, 600], --runs in [1, 10]")
     if not 1 <= args.pool_size <= 10_000 or not args.presets:
         parser.error("--pool-size in [1, 10000] and at least one preset")
+    if not 1 <= args.guests <= 100:
+        parser.error("--guests in [1, 100]")
+    args.auth = set()
     args.extra_env = dict(kv.split("=", 1) for kv in args.server_env)
     if any(not k.startswith("GOLF_") for k in args.extra_env):
         parser.error("--server-env takes GOLF_* settings only")
@@ -820,6 +869,8 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": args.seconds,
             "mix": args.mix,
             "target_p99_ms": TARGET_P99_MS,
+            "auth": "/".join(sorted(args.auth)),
+            "guests": args.guests,
         }
         out = {"meta": meta, "fills": [asdict(f) for f in fills], "rows": [asdict(r) for r in main_rows]}
         print(json.dumps({**out, "restarts": restarts}, indent=2))

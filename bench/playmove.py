@@ -2,9 +2,12 @@
 
 For each (transport, database) the script migrates a fresh database, starts ``golf serve`` on 127.0.0.1, runs
 ``--clients`` concurrent clients in ``--procs`` load-generator processes for a warm-up and then a measured
-window, and reads the server's CPU time (utime + stime from /proc) at both ends of the window. Only validated,
-stored moves count (see ``_loadgen.py``). Give ``--url``/``--grpc`` to measure a server that is already
-running (on this machine only) instead. See bench/README.md.
+window, and reads the server's CPU time (utime + stime from /proc) at both ends of the window. Every client
+signs in as its own guest before the warm-up and sends its token with each call (``auth`` column: ``guest``;
+``none`` when the server has no sign-in, as older revisions). Only validated, stored moves count (see
+``_loadgen.py``). The server started here runs without rate limits (``GOLF_RATE_LIMIT_*`` empty; give them with
+``--server-env`` to measure them). Give ``--url``/``--grpc`` to measure a server that is already running (on this
+machine only) instead. See bench/README.md.
 
     .venv/bin/python bench/playmove.py                          # both transports, both databases, 10 s each
     .venv/bin/python bench/playmove.py --transport grpc --db sqlite --runs 3 --json
@@ -31,7 +34,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _loadgen import LoadConfig, WorkerResult, worker_main
+from _loadgen import AUTH_FAILED, AUTH_GUEST, AUTH_NONE, LoadConfig, WorkerResult, worker_main
 from _pyspy_report import breakdown, load
 from _server import (
     LOCAL_HOSTS,
@@ -67,6 +70,8 @@ class Row:
     transport: str
     db: str
     run: str
+    auth: str
+    """``guest``: every client signed in as its own guest and sent its token; ``none``: the server has no sign-in."""
     clients: int
     moves: int
     seconds: float
@@ -117,6 +122,7 @@ def measure(args: argparse.Namespace, transport: str, db: str, target: Target, r
     procs = max(1, min(args.procs, args.clients))
     times = ctx.RawArray("d", 2)
     counts = ctx.RawArray("q", procs)
+    auth = ctx.RawArray("b", procs)
     go = ctx.Event()
     results: Any = ctx.Queue()
     readies = []
@@ -127,14 +133,23 @@ def measure(args: argparse.Namespace, transport: str, db: str, target: Target, r
             transport, target.host, target.http_port, target.grpc_port, share, i * 100_000, args.grpc_channels
         )
         ready = ctx.Event()
-        p = ctx.Process(target=worker_main, args=(cfg, i, times, counts, ready, go, results), daemon=True)
+        p = ctx.Process(target=worker_main, args=(cfg, i, times, counts, auth, ready, go, results), daemon=True)
         p.start()
         workers.append(p)
         readies.append(ready)
     try:
-        for ready in readies:
+        for ready in readies:  # set once a worker's clients have signed in (or found no sign-in)
             if not ready.wait(60):
                 raise RuntimeError("a load-generator process did not start")
+        if AUTH_FAILED in auth[:]:
+            go.set()  # times[1] is 0: the workers stop at once and report why signing in failed
+            outs = [results.get(timeout=60)[1] for _ in workers]
+            why = "; ".join(o.fatal for o in outs if o.fatal)
+            if "429" in why or "RESOURCE_EXHAUSTED" in why:
+                why += " (the server's GOLF_RATE_LIMIT_SIGN_IN limits sign-ins per address; empty turns it off)"
+            raise RuntimeError("load generator failed: " + why)
+        modes = set(auth[:])
+        auth_mode = "guest" if modes == {AUTH_GUEST} else "none" if modes == {AUTH_NONE} else "mixed"
         now = time.monotonic()
         times[0] = now + args.warmup
         times[1] = times[0] + args.seconds
@@ -198,6 +213,7 @@ def measure(args: argparse.Namespace, transport: str, db: str, target: Target, r
         transport=transport,
         db=db,
         run=run,
+        auth=auth_mode,
         clients=args.clients,
         moves=moves,
         seconds=round(wall, 3),
@@ -232,6 +248,7 @@ def median_row(rows: list[Row]) -> Row:
         transport=rows[0].transport,
         db=rows[0].db,
         run="median",
+        auth=rows[0].auth if len({r.auth for r in rows}) == 1 else "mixed",
         clients=rows[0].clients,
         moves=int(med("moves")),
         seconds=med("seconds"),
@@ -254,6 +271,7 @@ COLUMNS = [
     ("transport", "transport", "{}"),
     ("db", "db", "{}"),
     ("run", "run", "{}"),
+    ("auth", "auth", "{}"),
     ("clients", "clients", "{}"),
     ("moves", "moves", "{}"),
     ("moves_per_s", "moves/s", "{:.0f}"),
@@ -282,7 +300,7 @@ def table(rows: list[Row]) -> str:
 
     cells = [[title for _, title, _ in COLUMNS]] + [[cell(r, n, f) for n, _, f in COLUMNS] for r in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
-    lines = ["  ".join(c.rjust(w) if i > 2 else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))
+    lines = ["  ".join(c.rjust(w) if i > 3 else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))
              for line in cells]  # fmt: skip
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
@@ -338,6 +356,10 @@ def run_combination(args: argparse.Namespace, transport: str, db: str, target: T
     for n in range(1, args.runs + 1):
         row = measure(args, transport, db, target, str(n))
         rows.append(row)
+        limited = sum(v for k, v in row.errors.items() if "HTTP 429" in k or "RESOURCE_EXHAUSTED" in k)
+        if limited:
+            print(f"note: {limited} calls were rate-limited (HTTP 429 / RESOURCE_EXHAUSTED); the server's "
+                  "GOLF_RATE_LIMIT_* settings limit the bench", file=sys.stderr)  # fmt: skip
         if not args.json:
             _print_progress(row)
     if args.runs > 1:

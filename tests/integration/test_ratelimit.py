@@ -1,17 +1,13 @@
 """The rate limiter counted in Redis: the same rules as in memory, and counts shared by replicas of one deployment.
 
-Redis is the one this machine runs at 127.0.0.1:6379 (override with GOLF_TEST_REDIS_URL). With
-GOLF_TEST_REDIS=required (as in CI) a missing server fails these tests instead of skipping them.
+Redis is the one this machine runs (the ``redis_url`` fixture of tests/conftest.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
-import socket
 from collections.abc import AsyncIterator, Callable
-from urllib.parse import urlsplit
 
 import coredis
 import pytest
@@ -19,36 +15,9 @@ import pytest
 from golf.adapters.ratelimit import Limits
 from golf.app.errors import RateLimited
 
-REDIS_URL = os.environ.get("GOLF_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 KEY = "player-1234"
-_server_checked: list[str | None] = []
 
 LimitsFactory = Callable[..., Limits]
-
-
-def _redis_problem() -> str | None:
-    """None when the server answers PING, else why not (checked once per test process)."""
-    if not _server_checked:
-        parts = urlsplit(REDIS_URL)
-        try:
-            with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 6379), timeout=3) as sock:
-                sock.sendall(b"PING\r\n")
-                reply = sock.recv(64)
-            _server_checked.append(None if reply.startswith(b"+PONG") else f"Redis at {REDIS_URL} answered {reply!r}")
-        except OSError as err:
-            _server_checked.append(f"Redis at {REDIS_URL} is not reachable: {err}")
-    return _server_checked[0]
-
-
-@pytest.fixture
-def redis_url() -> str:
-    """The test Redis server's URL; skips (or fails, with GOLF_TEST_REDIS=required) when it does not answer."""
-    problem = _redis_problem()
-    if problem is not None:
-        if os.environ.get("GOLF_TEST_REDIS") == "required":
-            pytest.fail(problem + " (GOLF_TEST_REDIS=required)")
-        pytest.skip(problem)  # the redis guard: skips only when GOLF_TEST_REDIS is not "required"
-    return REDIS_URL
 
 
 @pytest.fixture

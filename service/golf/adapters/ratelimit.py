@@ -191,4 +191,4 @@ def limits_from_settings(settings: Settings) -> Limits:
         "create": settings.rate_limit_create,
         "sign_in": settings.rate_limit_sign_in,
     }
-    return Limits(rules, storage_url=settings.redis_url)
+    return Limits(rules, storage_url=settings.redis_url, prefix=settings.redis_prefix)

@@ -74,6 +74,8 @@ class Settings(BaseSettings):
     or "jwks_url": URL, "algorithms": ["RS256"]}]``."""
     redis_url: str | None = None
     """Where rate limits are counted, shared by every replica (``redis://host:6379/0``); unset: in this process."""
+    redis_prefix: str = "golf"
+    """Prefix of the rate-limit keys in Redis, so deployments sharing one Redis count apart."""
     rate_limit_player: str = "50/second;1500/minute"
     """Calls per signed-in player (moving windows; ``;`` separates several; empty turns it off)."""
     rate_limit_address: str = "200/second"
