@@ -35,11 +35,12 @@ def token_hash(token: str) -> str:
 
 
 def clean_display_name(name: str, field: str = "displayName") -> str:
-    """A display name as shown to others: trimmed, 1 to 64 characters, no control or format characters."""
+    """A display name as shown to others: trimmed, at most 64 characters, no control, format or line-breaking
+    characters (names are shown on one line)."""
     name = name.strip()
     if len(name) > MAX_DISPLAY_NAME:
         raise InvalidArgument(field, f"{field} must be at most {MAX_DISPLAY_NAME} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for ch in name):
         raise InvalidArgument(field, f"{field} must not hold control or invisible characters")
     return name
 

@@ -461,9 +461,10 @@ class SolitaireService:
         plan: Plan,
     ) -> GameSnapshot:
         snap = await self._cached_snapshot(uow, game_id)
-        if snap is not None:
-            # A game's owner never changes, so the cached row is as good as a fresh one for this check.
-            check_owner(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
+        if snap is not None and snap.game.owner_id != caller.player_id:
+            # A cached row may be stale about whether the game is over, which decides what another player is told
+            # (NOT_FOUND or PERMISSION_DENIED): only the owner goes ahead on it.
+            snap = None
         change: _Change | None = None
         # Trust a cached row only to go ahead; any refusal is decided on a fresh read.
         if snap is not None and expected_version in (None, snap.game.version):
