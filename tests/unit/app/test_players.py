@@ -71,7 +71,17 @@ async def test_display_name_is_trimmed(players: PlayerService, store: FakeStore)
 
 @pytest.mark.parametrize(
     "name",
-    ["x" * 65, "Ann\x00", "Ann\nSmith", "Ann\x1b[31m", "Ann\u202eSmith", "Ann\u200b", "\x7f", "Ann\u2028Smith", "Ann\u2029"],
+    [
+        "x" * 65,
+        "Ann\x00",
+        "Ann\nSmith",
+        "Ann\x1b[31m",
+        "Ann\u202eSmith",
+        "Ann\u200b",
+        "\x7f",
+        "Ann\u2028Smith",
+        "Ann\u2029Smith",
+    ],
 )
 async def test_bad_display_names_are_refused(players: PlayerService, store: FakeStore, name: str) -> None:
     with pytest.raises(InvalidArgument) as err:
