@@ -242,3 +242,34 @@ def test_grpc_and_rest_are_the_same_player_with_the_same_token(server: Server) -
     finally:
         rest.close()
         grpc_client.close()
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        ("list_games", "preset"),
+        ("get_player", "playerId"),
+        ("get_game", "gameId"),
+        ("create_deal", "seed"),
+        ("play_move", "idempotencyKey"),
+        ("list_rounds", "preset"),
+    ],
+)
+def test_a_nul_character_is_refused_on_both_databases(ann: Client, call: str, field: str) -> None:
+    """PostgreSQL cannot hold a NUL in text and SQLite can: both refuse it as invalid, naming the field."""
+    nul = "a\x00b"
+    in_path = "a%00b" if isinstance(ann, Rest) else nul  # a URL carries it percent-encoded
+    if call == "list_games":
+        reply = ann.list_games_where(pb.ListGamesRequest(preset=nul))
+    elif call == "get_player":
+        reply = ann.get_player(in_path)
+    elif call == "get_game":
+        reply = ann.get_game(in_path)
+    elif call == "create_deal":
+        reply = ann.create_deal(pb.CreateDealRequest(seed=nul))
+    elif call == "play_move":
+        game = quick_game(ann)
+        reply = ann.play_move(move_request(game, choose_move(game), key=nul))
+    else:
+        reply = ann.list_rounds(pb.ListRoundsRequest(preset=nul))
+    assert reply.expect_error(R.ERROR_REASON_INVALID_ARGUMENT).field == field

@@ -19,6 +19,7 @@ from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request
 from golf.adapters.metrics import Metrics
 from golf.api.errors import ApiError, internal_error, to_api_error
 from golf.api.rpc import Rpc
+from golf.api.text import check_text
 from golf.app.errors import AppError
 from golf.v1 import player_service_pb2, solitaire_service_pb2
 
@@ -70,6 +71,7 @@ def _unary(
         request_id.set(rid)
         try:
             ctx = await edge.admit(rpc, authorization, grpc_peer_address(context.peer()))
+            check_text(request)
             reply = await rpc.handler(request, ctx)
         except ApiError as err:
             failure = err

@@ -27,6 +27,7 @@ from golf.adapters.openapi import components, rpc_openapi
 from golf.adapters.proto_json import to_json
 from golf.api.errors import ApiError, internal_error, to_api_error
 from golf.api.rpc import Rpc
+from golf.api.text import check_text
 from golf.app.errors import AppError
 from golf.v1 import errors_pb2
 
@@ -50,6 +51,7 @@ def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Any:
                 parse_object(dict(request.query_params), message)
             if path_fields:
                 parse_object({f: request.path_params[f] for f in path_fields}, message)
+            check_text(message)
             reply = await rpc.handler(message, ctx)
             return to_json(reply), 200, None
         except ApiError as err:
