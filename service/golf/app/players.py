@@ -111,7 +111,7 @@ class PlayerService:
         async with self.uow() as uow:
             player = await uow.repo.get_player(wanted)
         if player is None:
-            raise NotFound(f"no player {player_id!r}")
+            raise NotFound("no player has that id")
         return player
 
     async def external_player(self, issuer: str, subject: str, display_name: str | None) -> str:
