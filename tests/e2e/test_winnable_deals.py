@@ -104,9 +104,11 @@ def test_daily_deal_is_the_same_for_every_call_and_transport(rest: Rest, grpc_cl
     assert first.preset == "wrap"
     assert rest.get_daily_deal(today, "wrap").expect_ok().deal == first
     assert grpc_client.get_daily_deal(today, "wrap").expect_ok().deal == first
-    # An empty date is today (gRPC; over REST the date is part of the path).
-    if utc_day() == today:  # not across midnight
-        assert grpc_client.get_daily_deal("", "wrap").expect_ok().deal.id == first.id
+    # The date is required (over REST it is part of the path), in the one form YYYY-MM-DD.
+    for bad in ("", "20261101", "2026-W48-1"):
+        assert grpc_client.get_daily_deal(bad, "wrap").expect_error(R.ERROR_REASON_INVALID_ARGUMENT).field == "date"
+        if bad:
+            assert rest.get_daily_deal(bad, "wrap").expect_error(R.ERROR_REASON_INVALID_ARGUMENT).field == "date"
     # Other presets, and other days, have their own deal.
     standard = grpc_client.get_daily_deal(today, "standard").expect_ok().deal
     check_difficulty(standard)

@@ -11,6 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from golf.app.errors import InvalidArgument
 from golf.app.identity import PlayerRecord
 from golf.app.players import SignedIn
+from golf.app.quoting import shown
 from golf.app.records import AUTOPLAY, UNDO, DealRecord, GameFilter, GameSnapshot, MoveRecord, RoundFilter, action_moves
 from golf.app.rounds import RoundSnapshot
 from golf.engine.cards import Card
@@ -38,6 +39,8 @@ _DIFFICULTY = {
     Difficulty.HARD: solitaire_pb2.DIFFICULTY_HARD,
 }
 _DIFFICULTY_BACK = {v: k for k, v in _DIFFICULTY.items()}
+_RANKS = frozenset(range(1, 14))
+_SUITS = frozenset(range(1, 5))
 _SEED_SOURCE = {
     "server": solitaire_pb2.SEED_SOURCE_SERVER,
     "client": solitaire_pb2.SEED_SOURCE_CLIENT,
@@ -57,14 +60,19 @@ def card_to_proto(card: Card) -> cards_pb2.Card:
 
 
 def card_from_proto(msg: cards_pb2.Card, field: str) -> Card:
-    """A card from its ``code``, or from ``rank`` and ``suit`` when the code is empty; both must agree."""
+    """A card from its ``code``, or from ``rank`` and ``suit`` when the code is empty; all given must agree, and
+    a rank or suit outside its enum (a number no client should send) is refused, never read as another card."""
+    if msg.rank and msg.rank not in _RANKS:
+        raise InvalidArgument(f"{field}.rank", f"{field}.rank must be one of RANK_ACE to RANK_KING (1 to 13)")
+    if msg.suit and msg.suit not in _SUITS:
+        raise InvalidArgument(f"{field}.suit", f"{field}.suit must be one of SUIT_CLUBS to SUIT_SPADES (1 to 4)")
     if msg.code:
         try:
             card = Card.parse(msg.code)
-        except ValueError as err:
-            raise InvalidArgument(f"{field}.code", str(err)) from None
+        except ValueError:
+            raise InvalidArgument(f"{field}.code", f"not a card code: {shown(msg.code)}") from None
         if (msg.rank and msg.rank != card.rank) or (msg.suit and msg.suit != card.suit + 1):
-            raise InvalidArgument(field, f"rank and suit do not match code {msg.code!r}")
+            raise InvalidArgument(field, f"rank and suit do not match code {shown(msg.code)}")
         return card
     if not msg.rank or not msg.suit:
         raise InvalidArgument(field, "a card needs its code, or its rank and suit")

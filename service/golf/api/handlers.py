@@ -33,7 +33,11 @@ def _require(value: str, field: str) -> str:
 
 
 def _optional_version(req: Any) -> int | None:
-    return int(req.expected_version) if req.HasField("expected_version") else None
+    if not req.HasField("expected_version"):
+        return None
+    if req.expected_version < 0:
+        raise invalid("expectedVersion", "expectedVersion must not be negative (games start at version 0)")
+    return int(req.expected_version)
 
 
 class SolitaireHandlers:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import uuid
 from dataclasses import dataclass, fields, replace
 from datetime import date
@@ -12,6 +13,7 @@ from typing import Any
 
 from golf.app.errors import DealUnavailable, InvalidArgument
 from golf.app.ports import AlreadyStored, Clock, RateLimiter, Solver, UnitOfWorkFactory
+from golf.app.quoting import shown
 from golf.app.records import DealRecord, Verdict
 from golf.engine.shuffle import ALGORITHM, commitment, new_seed
 from golf.engine.solitaire.difficulty import Difficulty
@@ -23,6 +25,7 @@ MAX_SEED_LENGTH = 128
 DAILY_HISTORY_DAYS = 366
 """How far back daily deals can be asked for (each day asked for is dealt and stored once)."""
 RULE_FIELDS = frozenset(f.name for f in fields(SolitaireRules))
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 log = logging.getLogger("golf.dealing")
 
 
@@ -31,7 +34,7 @@ def resolve_rules(preset: str, overrides: dict[str, Any]) -> tuple[str, Solitair
     name = preset or "standard"
     base = PRESETS.get(name)
     if base is None:
-        raise InvalidArgument("preset", f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+        raise InvalidArgument("preset", f"unknown preset {shown(name)}; choose one of {', '.join(PRESETS)}")
     unknown = set(overrides) - RULE_FIELDS
     if unknown:
         raise InvalidArgument("rules", f"unknown rule option(s): {', '.join(sorted(unknown))}")
@@ -161,10 +164,13 @@ class Dealer:
 
         It is a fresh deal taken out of the pool for good (or searched now), so it is never dealt as an ordinary
         game: nobody can have seen it before the day's players."""
+        # Only the form the contract names: Python would also take 20261101 and 2026-W48-1.
+        if not _DAY.fullmatch(day):
+            raise InvalidArgument("date", "date is required, as YYYY-MM-DD (a UTC day)")
         try:
-            when = date.fromisoformat(day) if day else self.clock().date()
+            when = date.fromisoformat(day)
         except ValueError:
-            raise InvalidArgument("date", "date must be YYYY-MM-DD") from None
+            raise InvalidArgument("date", "date must be a real day, as YYYY-MM-DD") from None
         today = self.clock().date()
         if when > today:
             raise InvalidArgument("date", "the daily deal of a future day is not dealt yet")

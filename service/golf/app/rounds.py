@@ -11,6 +11,7 @@ from golf.app.dealing import resolve_rules
 from golf.app.errors import InvalidArgument, NotFound, RoundOver
 from golf.app.identity import Caller
 from golf.app.ports import AlreadyStored, Clock, RateLimiter, UnitOfWorkFactory
+from golf.app.quoting import shown
 from golf.app.records import GameSnapshot, RoundFilter, RoundRecord
 from golf.app.solitaire import SolitaireService, check_page_size, decode_page_token, encode_page_token
 from golf.engine.solitaire.difficulty import Difficulty
@@ -79,7 +80,7 @@ class RoundService:
     async def get_round(self, caller: Caller, round_id: str) -> RoundSnapshot:
         """The round as its player sees it; another player sees it once it is over."""
         snap = await self._load(round_id)
-        check_read(caller, snap.round.owner_id, snap.finished, f"round {round_id!r}")
+        check_read(caller, snap.round.owner_id, snap.finished, f"round {shown(round_id)}")
         return snap
 
     async def list_rounds(
@@ -100,19 +101,19 @@ class RoundService:
         async with self.uow() as uow:
             record = await uow.repo.get_round(round_id)
             if record is None:
-                raise NotFound(f"no round {round_id!r}")
+                raise NotFound(f"no round {shown(round_id)}")
             games = await uow.repo.round_games(round_id)
         return RoundSnapshot(record, await self.games.snapshots(games))
 
     async def start_next_hole(self, caller: Caller, round_id: str) -> tuple[RoundSnapshot, GameSnapshot]:
         """The next hole's game once the current hole is over; the current one while it is being played."""
         snap = await self._load(round_id)
-        check_owner(caller, snap.round.owner_id, snap.finished, f"round {round_id!r}")
+        check_owner(caller, snap.round.owner_id, snap.finished, f"round {shown(round_id)}")
         current = snap.holes[-1] if snap.holes else None
         if current is not None and current.state.status is Status.IN_PROGRESS:
             return snap, current
         if len(snap.holes) >= snap.round.holes:
-            raise RoundOver(f"all {snap.round.holes} holes of round {round_id!r} are played")
+            raise RoundOver(f"all {snap.round.holes} holes of round {shown(round_id)} are played")
         await self.limiter.hit("create", caller.player_id)
         game = await self._start_hole(snap.round, len(snap.holes) + 1)
         return await self._load(round_id), game

@@ -15,7 +15,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from golf.app.access import check_owner, check_read
@@ -30,6 +30,7 @@ from golf.app.errors import (
 )
 from golf.app.identity import Caller
 from golf.app.ports import AlreadyStored, Clock, DuplicateMove, RateLimiter, Solver, UnitOfWork, UnitOfWorkFactory
+from golf.app.quoting import shown
 from golf.app.records import (
     AUTOPLAY,
     UNDO,
@@ -97,7 +98,8 @@ def decode_page_token(token: str) -> tuple[datetime, str]:
         at = datetime.fromisoformat(when)
         if at.tzinfo is None:
             raise ValueError("naive time")
-        return at, str(row_id)
+        # In UTC, as stored: a forged offset at the ends of the calendar fails here, not in the database.
+        return at.astimezone(UTC), str(row_id)
     except (ValueError, TypeError, OverflowError, binascii.Error):
         raise InvalidArgument("pageToken", "not a page token from this service") from None
 
@@ -169,7 +171,7 @@ class SolitaireService:
             return cached
         deal = await uow.repo.get_deal(deal_id)
         if deal is None:
-            raise NotFound(f"no deal {deal_id!r}")
+            raise NotFound(f"no deal {shown(deal_id)}")
         self._remember_deal(deal)
         return deal
 
@@ -223,7 +225,7 @@ class SolitaireService:
                 if "uq_games_round_hole" in taken.constraint:
                     raise
                 if deal_id and "uq_games_deal_in_play" in taken.constraint:
-                    raise NotFound(f"no deal {deal_id!r}") from None
+                    raise NotFound(f"no deal {shown(deal_id)}") from None
                 # uq_games_scored by id: the player's concurrent first game won; this one is practice (next
                 # try sees it). A pooled deal taken by two requests at once: take another.
         raise Conflict("too many concurrent requests for the same deal; retry")
@@ -234,7 +236,7 @@ class SolitaireService:
             use = await uow.repo.deal_use(deal.id, owner_id)
             holds = deal.seed_source == "server" and not use.daily
             if holds and use.held:
-                raise NotFound(f"no deal {deal_id!r}")  # the same answer as for an unknown id: nothing leaks
+                raise NotFound(f"no deal {shown(deal_id)}")  # the same answer as for an unknown id: nothing leaks
             return await self._add_game(uow, owner_id, deal, holds, practice or use.owner_games > 0, None, None)
 
     async def _start_on_new_deal(
@@ -298,13 +300,13 @@ class SolitaireService:
         """The game as its player sees it; another player sees it only once it is over."""
         async with self.uow() as uow:
             snap = await self._snapshot(uow, game_id)
-        check_read(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
+        check_read(caller, snap.game.owner_id, snap.finished, f"game {shown(game_id)}")
         return await self._with_verdict(snap)
 
     async def _snapshot(self, uow: UnitOfWork, game_id: str) -> GameSnapshot:
         game = await uow.repo.get_game(game_id)
         if game is None:
-            raise NotFound(f"no game {game_id!r}")
+            raise NotFound(f"no game {shown(game_id)}")
         deal = await self._deal(uow, game.deal_id)
         return GameSnapshot(game, deal, self._state(game, deal), self.clock())
 
@@ -358,8 +360,8 @@ class SolitaireService:
         async with self.uow() as uow:
             game = await uow.repo.get_game(game_id)
             if game is None:
-                raise NotFound(f"no game {game_id!r}")
-            check_read(caller, game.owner_id, game.status != Status.IN_PROGRESS.value, f"game {game_id!r}")
+                raise NotFound(f"no game {shown(game_id)}")
+            check_read(caller, game.owner_id, game.status != Status.IN_PROGRESS.value, f"game {shown(game_id)}")
             return await uow.repo.get_moves(game_id)
 
     # -- changes: moves, undo, AutoPlay ----------------------------------------------------------------------
@@ -402,7 +404,7 @@ class SolitaireService:
         for _ in range(_RACE_ATTEMPTS):
             async with self.uow() as uow:
                 snap = await self._snapshot(uow, game_id)
-                check_owner(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
+                check_owner(caller, snap.game.owner_id, snap.finished, f"game {shown(game_id)}")
                 stored = await self._stored_result(uow, game_id, AUTOPLAY, idempotency_key)
             if stored is not None:
                 return await self._with_verdict(stored, wait=False)
@@ -427,7 +429,7 @@ class SolitaireService:
                 return await self._change(caller, game_id, AUTOPLAY, idempotency_key, expected_version, plan)
             except _Replan:
                 continue
-        raise Conflict(f"game {game_id!r} changed too often while AutoPlay was planned; retry")
+        raise Conflict(f"game {shown(game_id)} changed too often while AutoPlay was planned; retry")
 
     async def _change(
         self, caller: Caller, game_id: str, intent: Intent, key: str, expected_version: int | None, plan: Plan
@@ -448,7 +450,7 @@ class SolitaireService:
             except _LostRace:
                 continue
             return await self._with_verdict(snap, wait=False)
-        raise Conflict(f"game {game_id!r} changed too often while this request was tried; retry")
+        raise Conflict(f"game {shown(game_id)} changed too often while this request was tried; retry")
 
     async def _try_change(
         self,
@@ -474,7 +476,7 @@ class SolitaireService:
                 change = None
         if change is None:
             snap = await self._snapshot(uow, game_id)
-            check_owner(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
+            check_owner(caller, snap.game.owner_id, snap.finished, f"game {shown(game_id)}")
             if expected_version is not None and expected_version != snap.game.version:
                 stored = await self._stored_result(uow, game_id, intent, key)
                 if stored is not None:
@@ -519,7 +521,7 @@ class SolitaireService:
         if stored is None:
             return None
         if not same_intent(intent, stored.code):
-            raise IdempotencyKeyReused(f"idempotency key {key!r} was already used for another change of this game")
+            raise IdempotencyKeyReused(f"idempotency key {shown(key)} was already used for another change of this game")
         game = await uow.repo.get_game(game_id)
         assert game is not None
         deal = await self._deal(uow, game.deal_id)
@@ -576,7 +578,7 @@ class SolitaireService:
         _check_key(idempotency_key)
         async with self.uow() as uow:
             snap = await self._snapshot(uow, game_id)
-            check_owner(caller, snap.game.owner_id, snap.finished, f"game {game_id!r}")
+            check_owner(caller, snap.game.owner_id, snap.finished, f"game {shown(game_id)}")
             stored = await uow.repo.find_hint(game_id, idempotency_key)
         if stored is None:
             if snap.state.status is not Status.IN_PROGRESS:

@@ -27,6 +27,9 @@ BUDGET = 500_000
 CAROL = Caller("player-carol")
 DAVE = Caller("player-dave")
 
+TODAY = "2026-01-01"
+"""The fake clock's day."""
+
 
 @pytest.fixture
 def deal_settings() -> DealSettings:
@@ -355,10 +358,10 @@ async def test_the_daily_deal(
 ) -> None:
     games = services.games
     first, second = await store_deals(services, store, 2, pool=True)
-    daily = await services.dealer.daily("", "wrap", ann.player_id)
+    daily = await services.dealer.daily(TODAY, "wrap", ann.player_id)
     assert daily.id == first.id
     assert pooled_ids(store) == [second.id]  # out of the pool for good
-    assert (await services.dealer.daily("", "wrap", bob.player_id)).id == daily.id
+    assert (await services.dealer.daily(TODAY, "wrap", bob.player_id)).id == daily.id
     assert pooled_ids(store) == [second.id]
     assert limiter.count("solver") == 0
 

@@ -76,16 +76,19 @@ async def test_the_pool_fills_and_deals_from_itself(services: Services, store: F
 
 
 async def test_daily_deal_is_one_per_day_and_preset(services: Services, clock: FakeClock) -> None:
-    today = await services.dealer.daily("", "wrap", ANN.player_id)
+    def day(offset: int = 0) -> str:
+        return (clock.now + timedelta(days=offset)).date().isoformat()
+
+    today = await services.dealer.daily(day(), "wrap", ANN.player_id)
     assert today.verdict is not None and today.verdict.winnable
-    assert (await services.dealer.daily(clock.now.date().isoformat(), "wrap", ANN.player_id)).id == today.id
-    assert (await services.dealer.daily("", "standard", ANN.player_id)).id != today.id
+    assert (await services.dealer.daily(day(), "wrap", ANN.player_id)).id == today.id
+    assert (await services.dealer.daily(day(), "standard", ANN.player_id)).id != today.id
     clock.advance(86_400)
-    tomorrow = await services.dealer.daily("", "wrap", ANN.player_id)
+    tomorrow = await services.dealer.daily(day(), "wrap", ANN.player_id)
     assert tomorrow.id != today.id
-    yesterday = (clock.now - timedelta(days=1)).date().isoformat()
-    assert (await services.dealer.daily(yesterday, "wrap", ANN.player_id)).id == today.id
-    for bad in ("2026-13-01", "soon", (clock.now + timedelta(days=1)).date().isoformat(), "0001-01-01"):
+    assert (await services.dealer.daily(day(-1), "wrap", ANN.player_id)).id == today.id
+    # Only YYYY-MM-DD, required: Python's own parser would take the compact and the week forms.
+    for bad in ("", "2026-13-01", "soon", day(1), "0001-01-01", "20260102", "2026-W01-1", "2026-01-02T00:00"):
         with pytest.raises(InvalidArgument) as err:
             await services.dealer.daily(bad, "wrap", ANN.player_id)
         assert err.value.field == "date"
