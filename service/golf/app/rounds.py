@@ -18,7 +18,7 @@ from golf.engine.solitaire.difficulty import Difficulty
 from golf.engine.solitaire.state import Status
 
 PAR_PER_HOLE = 5
-"""Par is 45 for nine holes (RULES.md), so five a hole."""
+"""Par is 45 for nine holes (a round of nine deals scored 45 or less is par), so five a hole."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""An independent recount of a grid's score, written from RULES.md without the engine's scorer."""
+"""An independent recount of a grid's score, written from the rules of Card Golf without the engine's scorer."""
 
 from __future__ import annotations
 

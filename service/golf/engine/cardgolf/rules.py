@@ -1,4 +1,5 @@
-"""Every option of Card Golf for two or more players (RULES.md, second part). Defaults are ``six-card``."""
+"""Every option of Card Golf for two or more players (grids, turns, knocking, jokers, house scoring rules, power
+cards). Defaults are ``six-card``."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ STANDARD_VALUES = (1, -2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 0)
 
 @dataclass(frozen=True, slots=True)
 class GolfRules:
-    """The parameters of RULES.md (Card Golf). Each field is one option; the defaults are the ``six-card`` game."""
+    """The parameters of Card Golf. Each field is one option; the defaults are the ``six-card`` game."""
 
     # -- cards ----------------------------------------------------------------------------------------------
     decks: int = 0

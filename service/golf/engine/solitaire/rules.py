@@ -20,7 +20,7 @@ class UndoPolicy(Enum):
 
 @dataclass(frozen=True, slots=True)
 class SolitaireRules:
-    """The parameters of RULES.md (Golf solitaire). Defaults are the ``standard`` game."""
+    """The parameters of Golf solitaire (layout, adjacency, drawing, undo). Defaults are the ``standard`` game."""
 
     decks: int = 1
     columns: int = 7
