@@ -8,9 +8,12 @@ from typing import Any
 
 import pytest
 
+from golf.adapters.auth.tokens import TrustedIssuer
 from golf.adapters.edge import Edge
 from golf.adapters.health import LIVENESS
+from golf.adapters.ratelimit import limits_from_settings
 from golf.adapters.rest import build_rest_app
+from golf.adapters.settings import Settings
 from tests.deploy.support import CHART, VALUES_FILES, container_env, dockerfile, helm, load_values, one, render
 
 SERVICE = "golf.v1.SolitaireService"
@@ -120,6 +123,7 @@ def test_secrets_and_migration_hook(case: tuple[dict[str, Any], list[dict[str, A
     assert len(env["GOLF_TOKEN_KEY"]) >= 32
     if values.get("tokenKey"):
         assert env["GOLF_TOKEN_KEY"] == values["tokenKey"]
+    assert env.get("GOLF_REDIS_URL") == (values.get("redisUrl") or None)
     jobs = [d for d in docs if d["kind"] == "Job"]
     if not values.get("migrations", {}).get("enabled", True):
         assert jobs == []
@@ -185,3 +189,22 @@ def test_dockerfile_ports_are_the_chart_defaults() -> None:
 def test_a_database_is_required() -> None:
     with pytest.raises(Exception, match=r"database\.url"):
         render({})
+
+
+def test_the_settings_the_chart_renders_are_valid(
+    case: tuple[dict[str, Any], list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service reads the rendered environment without an error: rate limits parse, portals load."""
+    values, docs = case
+    _, container = _container(docs)
+    existing = values.get("database", {}).get("existingSecret", "")
+    env = container_env(docs, container, {f"{existing}/url": "postgresql://x@y/z", f"{existing}/token-key": "k" * 40})
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings()
+    limits_from_settings(settings)  # raises on a malformed limit
+    issuers = [TrustedIssuer(t.issuer, t.audience, t.public_key, t.jwks_url, tuple(t.algorithms))
+               for t in settings.trusted_issuers]  # fmt: skip
+    assert [t.issuer for t in issuers] == [t["issuer"] for t in values.get("config", {}).get("trustedIssuers", [])]
+    wanted = values.get("config", {}).get("rateLimits", {}).get("address")
+    assert settings.rate_limit_address == (wanted or "200/second")
