@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from multiprocessing import resource_tracker
 
 import uvicorn
 from fastapi import FastAPI
@@ -56,7 +58,7 @@ def build(settings: Settings) -> Container:
     key = load_signing_key(settings.token_key, settings.database_url)
     limits = limits_from_settings(settings)
     database = Database(settings.database_url, settings.db_pool_size, settings.sqlite_synchronous)
-    solver = ProcessPoolSolver(settings.solver_workers)
+    solver = ProcessPoolSolver(settings.solver_workers, max_waiting=settings.solver_queue)
     background = ProcessPoolSolver(1, nice=10)
     metrics = Metrics(settings.metrics_refresh_seconds)
     metrics.count_games_with(lambda: _games_in_progress(database))
@@ -103,8 +105,39 @@ class _Uvicorn(uvicorn.Server):
         yield
 
 
+def _take_interrupts(loop: asyncio.AbstractEventLoop, on_interrupt: Callable[[], None]) -> None:
+    """Ctrl-C (SIGINT) calls ``on_interrupt`` in the event loop, from a thread that waits for it, for the rest of
+    the process; no ``KeyboardInterrupt`` is raised anywhere.
+
+    SIGINT is blocked in the calling thread, so in every thread and process started from it after this: the
+    solver's worker processes (a terminal sends Ctrl-C to the whole process group, and each worker would die of
+    it with a ``KeyboardInterrupt`` traceback; the server stops them itself) and gRPC's and uvicorn's threads.
+    Call it before any of them start.
+    """
+    # multiprocessing's resource tracker unblocks SIGINT in the thread that starts it (CPython 3.11); the solver's
+    # pools start it when they are made: start it first, so that it is running and leaves the mask alone.
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+    def wait() -> None:
+        while True:
+            signal.sigwait({signal.SIGINT})
+            try:
+                loop.call_soon_threadsafe(on_interrupt)
+            except RuntimeError:  # the loop has closed: the server has stopped already
+                return
+
+    threading.Thread(target=wait, name="sigint", daemon=True).start()
+
+
 async def serve(settings: Settings) -> None:
     """Serve REST and gRPC until SIGTERM or SIGINT, then finish requests in flight and exit."""
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    # First: a Ctrl-C while starting up stops the server as soon as it is up, like one while serving.
+    _take_interrupts(loop, stopping.set)
+    for sig in (signal.SIGTERM, signal.SIGINT):  # SIGINT: should it reach a thread that does not block it
+        loop.add_signal_handler(sig, stopping.set)
     container = build(settings)
     metrics = container.metrics
     rpcs = container.rpcs
@@ -117,7 +150,7 @@ async def serve(settings: Settings) -> None:
         ("", SERVICE_NAME, PLAYER_SERVICE_NAME),
         on_change=lambda ready: metrics.ready.set(ready),
     )
-    app: FastAPI = build_rest_app(rpcs, container.edge, metrics, readiness)
+    app: FastAPI = build_rest_app(rpcs, container.edge, metrics, readiness, settings.max_body_bytes)
     http = _Uvicorn(
         uvicorn.Config(
             app,
@@ -130,10 +163,6 @@ async def serve(settings: Settings) -> None:
             log_config=None,  # our handlers (``golf.adapters.logs``), not uvicorn's
         )
     )
-    stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stopping.set)
 
     await grpc_server.start()
     await health_servicer.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)

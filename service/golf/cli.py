@@ -24,9 +24,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+INTERRUPTED = 130
+"""The exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    try:
+        args = build_parser().parse_args(argv)
+        code: int = args.func(args)
+    except KeyboardInterrupt:
+        # Ctrl-C (``make run`` while migrating, say) is the user's choice, not a crash: no traceback. ``golf serve``
+        # takes Ctrl-C itself once it is running, stops gracefully and exits 0.
+        return INTERRUPTED
     return code
 
 

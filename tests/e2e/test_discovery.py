@@ -115,8 +115,10 @@ def test_openapi_lists_every_route_with_schemas(server: Server) -> None:
         assert op["operationId"] == rpc
         # Signing in needs no token; every other operation inherits the document's bearer requirement.
         assert ("security" in op and op["security"] == []) == (rpc in PUBLIC), rpc
-        assert {"401", "429"} <= set(op["responses"])
+        assert {"401", "405", "429"} <= set(op["responses"])
+        assert ("413" in op["responses"]) == (method == "post"), rpc
         assert "Retry-After" in op["responses"]["429"]["headers"]
+        assert "Allow" in op["responses"]["405"]["headers"]
         method_desc = service.methods_by_name[rpc]
         ok = op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
         assert ok == f"#/components/schemas/{method_desc.output_type.full_name}"

@@ -171,7 +171,9 @@ def test_rate_limits_refuse_then_let_calls_in_again(limited_server: Server) -> N
         for client in (rest, grpc_client):
             # Creating: three a minute per player. (Each step makes at most four calls, then waits for the
             # per-second limit's window to pass.)
-            games = [quick_game(client) for _ in range(3)]
+            # Standard layouts: the solver decides them in milliseconds (a wide layout could take it seconds).
+            new = pb.CreateGameRequest(preset="standard", winnable_only=False)
+            games = [client.create_game(new).expect_ok().game for _ in range(3)]
             _refused(client.create_game(pb.CreateGameRequest(preset="wrap", winnable_only=False)), 1, 60)
             time.sleep(1.1)
             # Solver searches: two a minute; a retried hint is its stored answer, not a new search.

@@ -17,17 +17,67 @@ from grpc_reflection.v1alpha import reflection
 from golf.adapters.edge import Edge, grpc_peer_address
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request_id, request_id
 from golf.adapters.metrics import Metrics
-from golf.api.errors import ApiError, internal_error, to_api_error
+from golf.api.errors import ApiError, internal_error, invalid, to_api_error
 from golf.api.rpc import Rpc
 from golf.api.text import check_text
 from golf.app.errors import AppError
-from golf.v1 import player_service_pb2, solitaire_service_pb2
+from golf.v1 import errors_pb2, player_service_pb2, solitaire_service_pb2
 
 SERVICE_NAME = solitaire_service_pb2.DESCRIPTOR.services_by_name["SolitaireService"].full_name
 PLAYER_SERVICE_NAME = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
 ERROR_TRAILER = "golf-error-bin"
 STATUS_TRAILER = "grpc-status-details-bin"
+MAX_DETAILS = 1024
+"""The most bytes of a refusal's message (the status ``details`` and the ``Error.message`` in the trailers): what
+travels in metadata must stay well under the clients' metadata limit (8 KiB by default) whatever the client sent."""
+MAX_FIELD = 256
+"""The most bytes of ``Error.field`` in the trailers."""
 log = logging.getLogger("golf.grpc")
+
+
+class _Undecodable:
+    """What the request deserializer hands the handler in place of bytes that are not a valid request message: the
+    deserializer runs before the handler and cannot answer the call, so the handler refuses it."""
+
+    __slots__ = ("type_name",)
+
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+
+
+def _decoder(message: type[Any]) -> Callable[[bytes], Any]:
+    parse = message.FromString
+    type_name = message.DESCRIPTOR.full_name
+
+    def decode(data: bytes) -> Any:
+        try:
+            return parse(data)
+        except Exception:  # DecodeError, and anything else the parser raises on bytes that are not this message
+            return _Undecodable(type_name)
+
+    return decode
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` bytes of UTF-8, cut at a character and marked with an ellipsis when cut."""
+    raw = text.encode("utf-8", "replace")
+    if len(raw) <= limit:
+        return text
+    return raw[: limit - 3].decode("utf-8", "ignore") + "…"
+
+
+def _bounded(failure: ApiError) -> ApiError:
+    """``failure`` with its message and field cut to what may travel in gRPC metadata (a copy when cut)."""
+    body = failure.body
+    if len(body.message) * 4 <= MAX_DETAILS and len(body.field) * 4 <= MAX_FIELD:
+        return failure  # short enough whatever its characters: the usual case, without encoding anything
+    message, field = _cut(body.message, MAX_DETAILS), _cut(body.field, MAX_FIELD)
+    if message == body.message and field == body.field:
+        return failure
+    cut = errors_pb2.Error()
+    cut.CopyFrom(body)
+    cut.message, cut.field = message, field
+    return ApiError(cut, failure.code, failure.http_status, failure.retry_after, failure.www_authenticate)
 
 
 def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> tuple[str, str | None]:
@@ -71,6 +121,8 @@ def _unary(
         request_id.set(rid)
         try:
             ctx = await edge.admit(rpc, authorization, grpc_peer_address(context.peer()))
+            if type(request) is _Undecodable:
+                raise invalid("", f"the request is not a valid {request.type_name}")
             check_text(request)
             reply = await rpc.handler(request, ctx)
         except ApiError as err:
@@ -85,6 +137,7 @@ def _unary(
             if observe is not None:
                 observe("OK", perf_counter() - start)
             return reply
+        failure = _bounded(failure)
         context.set_trailing_metadata(
             (
                 (ERROR_TRAILER, failure.body.SerializeToString()),
@@ -108,7 +161,7 @@ def build_grpc_server(
     for rpc in rpcs:
         services.setdefault(rpc.service, {})[rpc.name] = grpc.unary_unary_rpc_method_handler(
             _unary(rpc, edge, metrics),
-            request_deserializer=rpc.request.FromString,
+            request_deserializer=_decoder(rpc.request),
             response_serializer=rpc.response.SerializeToString,
         )
     server.add_generic_rpc_handlers(

@@ -24,6 +24,7 @@ from grpc_health.v1 import health_pb2
 
 from golf.adapters.db.migrate import alembic_config
 from golf.adapters.db.repository import Database
+from golf.app.errors import StorageUnavailable
 
 log = logging.getLogger("golf.health")
 LIVENESS = "liveness"
@@ -86,6 +87,8 @@ class Readiness:
             return Verdict(False, {"database": f"no answer in {self.timeout:g} s"})
         except LookupError as err:
             return Verdict(False, {"database": "ok", "migrations": str(err)})
+        except StorageUnavailable as err:
+            return Verdict(False, {"database": f"unreachable: {err.reason}"[:300]})
         except Exception as err:
             return Verdict(False, {"database": f"{type(err).__name__}: {err}"[:300]})
         if current == self.heads or (current and not current <= self.known):

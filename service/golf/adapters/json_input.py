@@ -2,14 +2,19 @@
 
 ``json_format`` reports paths inconsistently (oneof members and enums lose parts of the path), so the JSON is
 first checked against the message descriptor here; whatever passes is then parsed by ``json_format``.
+
+Every piece of client text an error carries (an unknown key in ``field`` and the message, a value in the message) is
+cut to ``MAX_ECHO`` characters: a refusal never sends back more than a short prefix of what the client sent.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 import orjson
-from google.protobuf import json_format
+from google.protobuf import duration_pb2, json_format, timestamp_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -22,22 +27,97 @@ _INT_RANGES = {
     **dict.fromkeys((F.TYPE_INT64, F.TYPE_SINT64, F.TYPE_SFIXED64), (-(2**63), 2**63 - 1)),
     **dict.fromkeys((F.TYPE_UINT64, F.TYPE_FIXED64), (0, 2**64 - 1)),
 }
-_WKT_STRINGS = {"google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask"}
+_TIMESTAMP, _DURATION = "google.protobuf.Timestamp", "google.protobuf.Duration"
+_WKT_STRINGS = {_TIMESTAMP, _DURATION, "google.protobuf.FieldMask"}
+_DIGITS = re.compile(r"-?[0-9]+")
+_SPECIAL_FLOATS = {"NaN", "Infinity", "-Infinity"}
+MAX_ECHO = 64
+"""The most characters of any one client string an error message or ``field`` repeats."""
+ELLIPSIS = "…"
 
 
-def _is_int(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    if isinstance(value, float):
-        return value.is_integer()
+def clip(text: str) -> str:
+    """``text`` as an error may repeat it: at most ``MAX_ECHO`` characters, then an ellipsis when cut (and any lone
+    surrogate, which no protobuf string can hold, as ``?``)."""
+    if len(text) > MAX_ECHO:
+        text = text[:MAX_ECHO] + ELLIPSIS
+    return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _shown(value: Any) -> str:
+    """A client value quoted for a message, cut like ``clip``; a list or an object only by its kind."""
     if isinstance(value, str):
+        return repr(clip(value))
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) and abs(value) >= 10**MAX_ECHO:
+        return "a number too large to show"
+    return clip(repr(value))
+
+
+def _as_int(value: Any) -> int | None:
+    """The integer ``value`` stands for in proto3 JSON (a number, or a string holding one), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None  # False for inf and nan
+    if isinstance(value, str):
+        if not value.isascii():
+            return None  # float() and int() would read other scripts' digits
+        if _DIGITS.fullmatch(value):
+            # Exact, unlike float(); past 40 digits it is out of every range (and int() would refuse 4,300+).
+            return int(value) if len(value) <= 40 else (-1 if value.startswith("-") else 1) * 10**40
+        if value.strip() != value or "_" in value:
+            return None  # json_format refuses padded strings; float() would take "1_0"
         try:
-            return float(value).is_integer()
+            number = float(value)  # "1e3", "2.0"
         except ValueError:
-            return False
-    return False
+            return None
+        return int(number) if number.is_integer() else None
+    return None
+
+
+_ENUMS: dict[str, tuple[frozenset[str], frozenset[int], str]] = {}
+
+
+def _enum_values(enum: Any) -> tuple[frozenset[str], frozenset[int], str]:
+    """The enum's names and numbers as Python sets (the descriptor's own maps choke on lone surrogates), and
+    its names listed for a message."""
+    known = _ENUMS.get(enum.full_name)
+    if known is None:
+        names = [v.name for v in enum.values]
+        known = _ENUMS[enum.full_name] = (frozenset(names), frozenset(v.number for v in enum.values), ", ".join(names))
+    return known
+
+
+def _check_enum(field: Any, value: Any, path: str) -> None:
+    names, numbers, listed = _enum_values(field.enum_type)
+    if isinstance(value, str):
+        known = value in names
+    else:
+        # A number names a value only if the enum has it (proto3 enums are open: json_format would keep any).
+        known = not isinstance(value, bool) and isinstance(value, int | float) and _as_int(value) in numbers
+    if not known:
+        raise invalid(path, f"{path}: expected one of {listed} (not {_shown(value)})")
+
+
+def _check_wkt(name: str, value: Any, path: str) -> None:
+    if not isinstance(value, str):
+        raise invalid(path, f"{path}: expected a string")
+    if name not in (_TIMESTAMP, _DURATION):
+        return
+    holder = timestamp_pb2.Timestamp() if name == _TIMESTAMP else duration_pb2.Duration()
+    try:
+        holder.FromJsonString(value)
+    except (ValueError, TypeError, OverflowError):
+        kind = "an RFC 3339 time such as 2026-11-29T12:00:00Z" if name == _TIMESTAMP else "a duration such as 12.5s"
+        raise invalid(path, f"{path}: expected {kind} (not {_shown(value)})") from None
 
 
 def _check_value(field: Any, value: Any, path: str) -> None:
@@ -46,21 +126,19 @@ def _check_value(field: Any, value: Any, path: str) -> None:
     if field.type == F.TYPE_MESSAGE:
         name = field.message_type.full_name
         if name in _WKT_STRINGS:
-            if not isinstance(value, str):
-                raise invalid(path, f"{path}: expected a string")
+            _check_wkt(name, value, path)
             return
         if not isinstance(value, dict):
             raise invalid(path, f"{path}: expected an object")
         check(value, field.message_type, path)
     elif field.type == F.TYPE_ENUM:
-        names = {v.name for v in field.enum_type.values}
-        if not (value in names or (_is_int(value) and not isinstance(value, str))):
-            raise invalid(path, f"{path}: expected one of {', '.join(sorted(names))}")
+        _check_enum(field, value, path)
     elif field.type in _INT_RANGES:
-        if not _is_int(value):
+        number = _as_int(value)
+        if number is None:
             raise invalid(path, f"{path}: expected an integer")
         low, high = _INT_RANGES[field.type]
-        if not low <= int(float(value)) <= high:
+        if not low <= number <= high:
             raise invalid(path, f"{path}: out of range ({low} to {high})")
     elif field.type == F.TYPE_BOOL:
         if not isinstance(value, bool):
@@ -68,26 +146,73 @@ def _check_value(field: Any, value: Any, path: str) -> None:
     elif field.type in (F.TYPE_STRING, F.TYPE_BYTES):
         if not isinstance(value, str):
             raise invalid(path, f"{path}: expected a string")
-    elif field.type in (F.TYPE_FLOAT, F.TYPE_DOUBLE) and (
-        isinstance(value, bool) or not isinstance(value, int | float | str)
-    ):
+    elif field.type in (F.TYPE_FLOAT, F.TYPE_DOUBLE) and not _is_number(value):
         raise invalid(path, f"{path}: expected a number")
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return math.isfinite(value)
+    if isinstance(value, str):
+        if value in _SPECIAL_FLOATS:
+            return True
+        try:
+            return value.strip() == value and "_" not in value and math.isfinite(float(value))
+        except ValueError:
+            return False
+    return False
+
+
+def _is_map(field: Any) -> bool:
+    return bool(field.type == F.TYPE_MESSAGE and field.message_type.GetOptions().map_entry)
+
+
+_FIELDS: dict[str, dict[str, Any]] = {}
+
+
+def _fields(desc: Any) -> dict[str, Any]:
+    """The message's fields by JSON and by proto name, as a Python dict (like ``_enum_values``)."""
+    known = _FIELDS.get(desc.full_name)
+    if known is None:
+        known = _FIELDS[desc.full_name] = {**{f.name: f for f in desc.fields}, **{f.json_name: f for f in desc.fields}}
+    return known
 
 
 def check(obj: dict[str, Any], desc: Any, prefix: str = "") -> None:
     """Raise ``ApiError`` (INVALID_ARGUMENT) naming the first field of ``obj`` that ``desc`` cannot take."""
+    fields = _fields(desc)
     for key, value in obj.items():
-        path = f"{prefix}.{key}" if prefix else key
-        field = desc.fields_by_camelcase_name.get(key) or desc.fields_by_name.get(key)
+        field = fields.get(key)
         if field is None:
+            path = f"{prefix}.{clip(key)}" if prefix else clip(key)
             raise invalid(path, f"{path}: no such field")
-        if field.is_repeated:
-            if value is None:
-                continue
+        path = f"{prefix}.{key}" if prefix else key
+        if value is None:
+            continue
+        if _is_map(field):
+            if not isinstance(value, dict):
+                raise invalid(path, f"{path}: expected an object")
+            key_field = field.message_type.fields_by_name["key"]
+            value_field = field.message_type.fields_by_name["value"]
+            for k, v in value.items():
+                item = f"{path}.{clip(k)}"
+                if key_field.type == F.TYPE_BOOL and k not in ("true", "false"):
+                    raise invalid(item, f"{item}: a map key here must be true or false")
+                if key_field.type in _INT_RANGES:
+                    _check_value(key_field, k, item)
+                if v is None:
+                    raise invalid(item, f"{item}: a map value cannot be null")
+                _check_value(value_field, v, item)
+        elif field.is_repeated:
             if not isinstance(value, list):
                 raise invalid(path, f"{path}: expected a list")
             for i, item in enumerate(value):
-                _check_value(field, item, f"{path}[{i}]")
+                where = f"{path}[{i}]"
+                if item is None:
+                    raise invalid(where, f"{where}: a list item cannot be null")
+                _check_value(field, item, where)
         else:
             _check_value(field, value, path)
 
@@ -99,7 +224,7 @@ def parse_body(raw: bytes, message: Message) -> None:
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
-        raise invalid("body", f"the body is not valid JSON: {err}") from None
+        raise invalid("body", f"the body is not valid JSON: {_cut(str(err))}") from None
     if not isinstance(obj, dict):
         raise invalid("body", "the body must be a JSON object")
     parse_object(obj, message)
@@ -115,9 +240,17 @@ def parse_object(obj: dict[str, Any], message: Message) -> None:
 
 
 def _fallback(err: json_format.ParseError) -> ApiError:
-    # Anything the check above lets through but json_format refuses (out-of-range numbers, duplicate oneof
-    # members): its message carries the path after " at ".
+    # Anything the check above lets through but json_format refuses (duplicate oneof members): its message
+    # carries the path after " at ". The field names there were all checked above; a value may be anywhere in
+    # the text, so the text is cut.
     text = str(err)
     _, found, where = text.rpartition(" at ")
     parts = where.split()[0].strip(" .\"'").split(".", 1) if found and where.strip() else []
-    return invalid(parts[1] if len(parts) == 2 else "body", text)
+    field = clip(parts[1]) if len(parts) == 2 else "body"
+    return invalid(field, _cut(text))
+
+
+def _cut(text: str) -> str:
+    """A message of a parser, which may quote the client: cut at twice ``MAX_ECHO`` (it is mostly the parser's
+    own words)."""
+    return text if len(text) <= 2 * MAX_ECHO else text[: 2 * MAX_ECHO] + ELLIPSIS

@@ -15,6 +15,8 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
+from golf.app.errors import StorageUnavailable
+
 REQUEST_ID_HEADER = "x-request-id"
 MAX_REQUEST_ID = 128
 
@@ -81,10 +83,38 @@ class TextFormatter(logging.Formatter):
         return text if rid is None else f"{text} [request_id={rid}]"
 
 
+class OutageLoggedOnce(logging.Filter):
+    """Drops records about a failure that is a database outage (their exception is ``StorageUnavailable``, e.g. a
+    background loop's ``log.exception``): the database driver logs each outage once, when it begins and when it
+    ends, and a traceback per attempt would bury that line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, StorageUnavailable)
+
+
+class ClientGoneQuiet(logging.Filter):
+    """gRPC logs an ERROR with a traceback (``ExecuteBatchError``) when it cannot send an answer because the client
+    has gone: it cancelled the call, its deadline passed or it disconnected while the answer was being sent. That is
+    not the server's fault: such a record goes down to DEBUG, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is None or not record.name.startswith("grpc") or type(exc).__name__ != "ExecuteBatchError":
+            return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        record.exc_info = None
+        record.exc_text = None
+        record.msg = f"{record.msg} (the client had gone)"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+
+
 def configure_logging(level: str, fmt: str = "json") -> None:
     """Send every logger (uvicorn's and gRPC's included) to stderr in ``fmt`` (``json`` or ``text``)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
+    handler.addFilter(OutageLoggedOnce())
+    handler.addFilter(ClientGoneQuiet())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -187,20 +187,25 @@ class TimedSolver:
         self._verdict = metrics.solver_seconds.labels("verdict")
         self._find = metrics.solver_seconds.labels("find_winnable")
 
-    async def solve(self, state: State, budget: int | None) -> SolveResult:
+    async def solve(self, state: State, budget: int | None, owner: str | None = None) -> SolveResult:
         with self._solve.time():
-            return await self._inner.solve(state, budget)
+            return await self._inner.solve(state, budget, owner)
 
-    async def autoplay_run(self, state: State, budget: int | None) -> AutoRun:
+    async def autoplay_run(self, state: State, budget: int | None, owner: str | None = None) -> AutoRun:
         with self._autoplay.time():
-            return await self._inner.autoplay_run(state, budget)
+            return await self._inner.autoplay_run(state, budget, owner)
 
-    async def verdict(self, state: State, budget: int | None) -> Verdict:
+    async def verdict(self, state: State, budget: int | None, owner: str | None = None) -> Verdict:
         with self._verdict.time():
-            return await self._inner.verdict(state, budget)
+            return await self._inner.verdict(state, budget, owner)
 
     async def find_winnable(
-        self, rules: SolitaireRules, difficulty: Difficulty | None, budget: int | None, attempts: int
+        self,
+        rules: SolitaireRules,
+        difficulty: Difficulty | None,
+        budget: int | None,
+        attempts: int,
+        owner: str | None = None,
     ) -> tuple[str, Verdict] | None:
         with self._find.time():
-            return await self._inner.find_winnable(rules, difficulty, budget, attempts)
+            return await self._inner.find_winnable(rules, difficulty, budget, attempts, owner)

@@ -118,6 +118,11 @@ def rpc_openapi(rpc: Rpc) -> dict[str, Any]:
             },
             "403": {"description": "Another player's resource that the caller may see but not change", **error},
             "404": {"description": "Not found (or another player's game in progress)", **error},
+            "405": {
+                "description": "The path does not take this method (`METHOD_NOT_ALLOWED`)",
+                "headers": {"Allow": {"schema": {"type": "string"}, "description": "The methods the path takes"}},
+                **error,
+            },
             "409": {"description": "Refused move, stale version or reused idempotency key", **error},
             "429": {
                 "description": "Rate limited: retry after `Retry-After` seconds (`retryDelay` in the body)",
@@ -134,6 +139,11 @@ def rpc_openapi(rpc: Rpc) -> dict[str, Any]:
         extra["requestBody"] = {
             "required": True,
             "content": {"application/json": {"schema": {"$ref": REF + desc.full_name}}},
+        }
+        extra["responses"]["413"] = {
+            "description": "The body is larger than the server takes (`GOLF_MAX_BODY_BYTES`, 64 KiB by default): "
+            "`PAYLOAD_TOO_LARGE`, refused before it is read",
+            **error,
         }
     else:
         params += [

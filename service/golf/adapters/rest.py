@@ -1,7 +1,10 @@
 """The REST gateway: FastAPI routes built from the same RPC table and handlers as gRPC.
 
 Bodies are the proto3 JSON mapping of the request and response messages (lowerCamelCase names, enums as
-strings, 64-bit integers as strings, fields with default values included).
+strings, 64-bit integers as strings, fields with default values included). A body over ``max_body_bytes`` is
+refused (413) before it is read: on its ``Content-Length``, or as soon as the bytes streamed in pass the limit.
+Unknown paths (404) and methods a path does not have (405, ``Allow`` listing every method of the path) get the
+same ``Error`` body and ``x-request-id`` header as every other refusal.
 """
 
 from __future__ import annotations
@@ -16,37 +19,67 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
-from starlette.routing import Route
+from starlette.requests import ClientDisconnect
+from starlette.routing import BaseRoute, Match, Route
 
 from golf.adapters.edge import Edge
 from golf.adapters.health import Readiness
-from golf.adapters.json_input import parse_body, parse_object
+from golf.adapters.json_input import clip, parse_body, parse_object
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
 from golf.adapters.metrics import CONTENT_TYPE_LATEST, Metrics
 from golf.adapters.openapi import components, rpc_openapi
 from golf.adapters.proto_json import to_json
-from golf.api.errors import ApiError, internal_error, to_api_error
+from golf.adapters.settings import Settings
+from golf.api.errors import ApiError, internal_error, invalid, method_not_allowed, to_api_error, too_large
 from golf.api.rpc import Rpc
 from golf.api.text import check_text
-from golf.app.errors import AppError
+from golf.app.errors import AppError, NotFound
 from golf.v1 import errors_pb2
 
 log = logging.getLogger("golf.rest")
 JSON = "application/json"
 
 
-def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Any:
+def check_declared_length(request: Request, limit: int) -> None:
+    """``too_large`` when the request's ``Content-Length`` says its body is over ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise too_large(limit)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, or ``too_large`` without reading it when its ``Content-Length`` says it is over
+    ``limit`` bytes, and as soon as the bytes received pass ``limit`` when it has none (chunked) or lies."""
+    check_declared_length(request, limit)
+    chunks: list[bytes] = []
+    received = 0
+    try:
+        async for chunk in request.stream():
+            received += len(chunk)
+            if received > limit:
+                raise too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise invalid("body", "the client went away before the whole body was sent") from None
+    return b"".join(chunks)
+
+
+def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None, max_body_bytes: int) -> Any:
     path_fields = re.findall(r"{(\w+)}", rpc.http_path)
     has_body = rpc.http_method == "POST"
     observe = metrics.route(rpc.http_method, rpc.http_path).observe if metrics is not None else None
 
     async def answer(request: Request) -> tuple[bytes, int, ApiError | None]:
         try:
+            if has_body:
+                # First, before the token and the rate limits: a body too large to take is refused as it is
+                # announced, and the connection closed, whoever sends it.
+                check_declared_length(request, max_body_bytes)
             client = request.client
             ctx = await edge.admit(rpc, request.headers.get("authorization"), client.host if client else "unknown")
             message = rpc.request()
             if has_body:
-                parse_body(await request.body(), message)
+                parse_body(await read_body(request, max_body_bytes), message)
             else:
                 parse_object(dict(request.query_params), message)
             if path_fields:
@@ -76,6 +109,10 @@ def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Any:
                 headers["www-authenticate"] = failure.www_authenticate
             if failure.retry_after is not None:
                 headers["retry-after"] = str(max(1, math.ceil(failure.retry_after)))
+            if status == 413:
+                # The rest of the body is never read: closing the connection spares the client sending it (and
+                # the server draining it) before the next request could start.
+                headers["connection"] = "close"
         return Response(body, status_code=status, media_type=JSON, headers=headers)
 
     endpoint.__name__ = rpc.name
@@ -106,11 +143,50 @@ def _operations(app: FastAPI, metrics: Metrics | None, readiness: Readiness | No
         app.add_api_route("/metrics", metrics_page, methods=["GET"], include_in_schema=False)
 
 
+def _refusal(request: Request, failure: ApiError, headers: dict[str, str] | None = None) -> Response:
+    """A refusal made outside the RPC routes, in the same shape: the ``Error`` body and ``x-request-id``."""
+    rid = accept_request_id(request.headers.get(REQUEST_ID_HEADER))
+    request_id.set(rid)
+    return Response(
+        to_json(failure.body),
+        status_code=failure.http_status,
+        media_type=JSON,
+        headers={REQUEST_ID_HEADER: rid, **(headers or {})},
+    )
+
+
+def _routing_refusals(app: FastAPI) -> None:
+    """404 and 405 from the router as ``Error`` bodies. Starlette answers 405 from the first route whose path
+    matches and lists only that route's methods; ``Allow`` here lists those of every route matching the path."""
+
+    async def not_found(request: Request, _exc: Exception) -> Response:
+        failure = to_api_error(NotFound(f"nothing is served at {clip(request.url.path)!r}; see /openapi.json"))
+        return _refusal(request, failure)
+
+    async def not_allowed(request: Request, _exc: Exception) -> Response:
+        allowed: set[str] = set()
+        for route in app.router.routes:
+            if isinstance(route, BaseRoute) and route.matches(request.scope)[0] != Match.NONE:
+                allowed |= getattr(route, "methods", None) or set()
+        methods = sorted(allowed)
+        failure = method_not_allowed(clip(request.method), methods)
+        return _refusal(request, failure, {"allow": ", ".join(methods)})
+
+    app.add_exception_handler(404, not_found)
+    app.add_exception_handler(405, not_allowed)
+
+
 def build_rest_app(
-    rpcs: list[Rpc], edge: Edge, metrics: Metrics | None = None, readiness: Readiness | None = None
+    rpcs: list[Rpc],
+    edge: Edge,
+    metrics: Metrics | None = None,
+    readiness: Readiness | None = None,
+    max_body_bytes: int = Settings.model_fields["max_body_bytes"].default,
 ) -> FastAPI:
     """The FastAPI app serving every RPC at its REST route, with OpenAPI at ``/openapi.json`` and ``/docs``,
-    and the operations endpoints ``/healthz``, ``/readyz`` and ``/metrics``."""
+    and the operations endpoints ``/healthz``, ``/readyz`` and ``/metrics``; bodies over ``max_body_bytes`` are
+    refused with 413."""
+    limit = max_body_bytes
     app = FastAPI(
         title="Golf game service",
         version="1.0.0",
@@ -123,9 +199,10 @@ def build_rest_app(
     # would only cost time (about 40 us a request, measured). The OpenAPI document is built from the RPC table.
     for rpc in rpcs:
         app.router.routes.append(
-            Route(rpc.http_path, _route(rpc, edge, metrics), methods=[rpc.http_method], name=rpc.name)
+            Route(rpc.http_path, _route(rpc, edge, metrics, limit), methods=[rpc.http_method], name=rpc.name)
         )
     _operations(app, metrics, readiness)
+    _routing_refusals(app)
     messages = [m.DESCRIPTOR for rpc in rpcs for m in (rpc.request, rpc.response)] + [errors_pb2.Error.DESCRIPTOR]
 
     def openapi() -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PositiveInt
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -35,6 +35,8 @@ class Settings(BaseSettings):
     """On SIGTERM, how long gRPC keeps taking up calls already sent before it stops (health says NOT_SERVING)."""
     solver_workers: int = 1
     """Processes that run the solver for requests (hints, AutoPlay, winnable deals when the pool is empty)."""
+    solver_queue: int = 64
+    """Solver calls that may wait for a worker (players take turns); more are refused with UNAVAILABLE / 503."""
     solver_budget: int = 2_000_000
     """Positions one solver call may search for a request; a budget run out is reported, never taken as "no"."""
     pool_library: int = 500
@@ -46,6 +48,9 @@ class Settings(BaseSettings):
     log_level: str = "info"
     log_format: Literal["json", "text"] = "json"
     """``json``: one JSON object per line with the request id (for log collectors); ``text`` for a terminal."""
+    max_body_bytes: PositiveInt = 64 * 1024
+    """The largest REST request body taken (413 past it, refused before it is read); the largest legitimate body
+    is under 4 KiB."""
     access_log: bool = False
     """One log line per HTTP request (costs CPU on the hot path)."""
     readiness_interval_seconds: float = 5.0

@@ -16,7 +16,9 @@ from golf.app.errors import (
     PermissionDenied,
     RateLimited,
     RoundOver,
+    SolverBusy,
     StaleVersion,
+    StorageUnavailable,
     Unauthenticated,
 )
 from golf.engine.solitaire.moves import Refusal
@@ -74,6 +76,23 @@ def invalid(field: str, message: str) -> ApiError:
     )
 
 
+def too_large(limit: int) -> ApiError:
+    """A request body over ``limit`` bytes (REST 413; nothing past the limit was read)."""
+    body = errors_pb2.Error(
+        reason=R.ERROR_REASON_PAYLOAD_TOO_LARGE, message=f"the request body is larger than {limit} bytes"
+    )
+    return ApiError(body, grpc.StatusCode.RESOURCE_EXHAUSTED, 413)
+
+
+def method_not_allowed(method: str, allowed: list[str]) -> ApiError:
+    """A path that exists, called with a method it does not have (REST 405; ``allowed`` goes in ``Allow``)."""
+    body = errors_pb2.Error(
+        reason=R.ERROR_REASON_METHOD_NOT_ALLOWED,
+        message=f"{method} is not allowed on this path; it takes {', '.join(allowed)}",
+    )
+    return ApiError(body, grpc.StatusCode.UNIMPLEMENTED, 405)
+
+
 def to_api_error(err: AppError) -> ApiError:
     """The table. Every ``AppError`` subclass has a row; anything else is a bug and becomes INTERNAL."""
     if isinstance(err, InvalidArgument):
@@ -121,6 +140,16 @@ def to_api_error(err: AppError) -> ApiError:
         # The solver's budget ran out, not a fault of the request: retrying may succeed.
         body = errors_pb2.Error(reason=R.ERROR_REASON_DEAL_UNAVAILABLE, message=err.message)
         return ApiError(body, grpc.StatusCode.UNAVAILABLE, 503)
+    if isinstance(err, SolverBusy):
+        # Every player's searches share the solver: its queue is full, not the request at fault.
+        body = errors_pb2.Error(reason=R.ERROR_REASON_UNAVAILABLE, message=err.message)
+        body.retry_delay.FromNanoseconds(int(err.retry_after * 1e9))
+        return ApiError(body, grpc.StatusCode.UNAVAILABLE, 503, retry_after=err.retry_after)
+    if isinstance(err, StorageUnavailable):
+        # The database is down or out of reach: the same request (same idempotency key) may succeed shortly.
+        body = errors_pb2.Error(reason=R.ERROR_REASON_UNAVAILABLE, message=err.message)
+        body.retry_delay.FromNanoseconds(int(err.retry_after * 1e9))
+        return ApiError(body, grpc.StatusCode.UNAVAILABLE, 503, retry_after=err.retry_after)
     return internal_error()
 
 

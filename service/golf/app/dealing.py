@@ -140,12 +140,14 @@ class Dealer:
                 return pooled
         if self.limiter is not None:
             await self.limiter.hit("solver", player_id)
-        return await self._search(name, rules, difficulty)
+        return await self._search(name, rules, difficulty, player_id)
 
-    async def _search(self, name: str, rules: SolitaireRules, difficulty: Difficulty | None) -> DealRecord:
-        """A new winnable deal found by the solver now, stored."""
+    async def _search(
+        self, name: str, rules: SolitaireRules, difficulty: Difficulty | None, player_id: str
+    ) -> DealRecord:
+        """A new winnable deal found by the solver now (for ``player_id``), stored."""
         found = await self.solver.find_winnable(
-            rules, difficulty, self.settings.solver_budget, self.settings.search_attempts
+            rules, difficulty, self.settings.solver_budget, self.settings.search_attempts, player_id
         )
         if found is None:
             raise DealUnavailable(
@@ -192,7 +194,7 @@ class Dealer:
         else:
             if self.limiter is not None:
                 await self.limiter.hit("solver", player_id)
-            deal = await self._search(name, rules, None)
+            deal = await self._search(name, rules, None, player_id)
         async with self.uow() as uow:
             try:
                 await uow.repo.daily_add(key, name, deal.id)

@@ -76,3 +76,23 @@ class RateLimited(AppError):
     def __init__(self, message: str, retry_after: float) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class StorageUnavailable(AppError):
+    """The database cannot be reached or cannot be used right now (refused or lost connections, a database file
+    that cannot be opened, disk I/O errors); the client may retry after ``retry_after`` seconds. ``reason`` says
+    what failed, for the log: it is not sent to clients."""
+
+    def __init__(self, reason: str, retry_after: float = 2.0) -> None:
+        super().__init__("the database cannot be reached right now; try again in a few seconds")
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class SolverBusy(AppError):
+    """The solver's queue is full (every player's searches wait in it); the client may retry after
+    ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: float = 2.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -153,16 +153,24 @@ class Clock(Protocol):
 
 
 class Solver(Protocol):
-    """The exact solver, run where it does not hold up other requests (a process pool in the service)."""
+    """The exact solver, run where it does not hold up other requests (a process pool in the service).
 
-    async def solve(self, state: State, budget: int | None) -> SolveResult: ...
-    async def autoplay_run(self, state: State, budget: int | None) -> AutoRun: ...
-    async def verdict(self, state: State, budget: int | None) -> Verdict:
+    ``owner`` is the player a search is for: players take turns at the solver, so one player's many searches
+    do not hold up another's. None for work done for nobody in particular (a finished deal's verdict)."""
+
+    async def solve(self, state: State, budget: int | None, owner: str | None = None) -> SolveResult: ...
+    async def autoplay_run(self, state: State, budget: int | None, owner: str | None = None) -> AutoRun: ...
+    async def verdict(self, state: State, budget: int | None, owner: str | None = None) -> Verdict:
         """The verdict on ``state`` as a deal's start."""
         ...
 
     async def find_winnable(
-        self, rules: SolitaireRules, difficulty: Difficulty | None, budget: int | None, attempts: int
+        self,
+        rules: SolitaireRules,
+        difficulty: Difficulty | None,
+        budget: int | None,
+        attempts: int,
+        owner: str | None = None,
     ) -> tuple[str, Verdict] | None:
         """A fresh seed whose deal is winnable (of ``difficulty`` if given), with its verdict; None if
         ``attempts`` seeds gave none."""

@@ -411,7 +411,7 @@ class SolitaireService:
             run = AutoRun(())
             if snap.state.status is Status.IN_PROGRESS and snap.state.column_plays():
                 await self.limiter.hit("solver", caller.player_id)
-                run = await self.solver.autoplay_run(snap.state, self.solver_budget)
+                run = await self.solver.autoplay_run(snap.state, self.solver_budget, caller.player_id)
             seen = snap.game.version
 
             async def plan(_uow: UnitOfWork, now: GameSnapshot, run: AutoRun = run, seen: int = seen) -> _Change:
@@ -584,7 +584,7 @@ class SolitaireService:
             if snap.state.status is not Status.IN_PROGRESS:
                 raise MoveRefused(IllegalMove(Refusal.GAME_OVER, "the game is over"), snap)
             await self.limiter.hit("solver", caller.player_id)
-            result = await self.solver.solve(snap.state, self.solver_budget)
+            result = await self.solver.solve(snap.state, self.solver_budget, caller.player_id)
             move = result.hint or snap.state.legal_moves()[0]
             try:
                 async with self.uow() as uow:

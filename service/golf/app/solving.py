@@ -42,16 +42,21 @@ def find_winnable(
 class InlineSolver:
     """Runs the solver in the calling thread: for tests, tools and the CLI."""
 
-    async def solve(self, state: State, budget: int | None) -> SolveResult:
+    async def solve(self, state: State, budget: int | None, owner: str | None = None) -> SolveResult:
         return solve(state, budget)
 
-    async def autoplay_run(self, state: State, budget: int | None) -> AutoRun:
+    async def autoplay_run(self, state: State, budget: int | None, owner: str | None = None) -> AutoRun:
         return choose_run(state, budget)
 
-    async def verdict(self, state: State, budget: int | None) -> Verdict:
+    async def verdict(self, state: State, budget: int | None, owner: str | None = None) -> Verdict:
         return verdict_of(state, budget)
 
     async def find_winnable(
-        self, rules: SolitaireRules, difficulty: Difficulty | None, budget: int | None, attempts: int
+        self,
+        rules: SolitaireRules,
+        difficulty: Difficulty | None,
+        budget: int | None,
+        attempts: int,
+        owner: str | None = None,
     ) -> tuple[str, Verdict] | None:
         return find_winnable(rules, difficulty, budget, attempts)

@@ -5,21 +5,35 @@ more CPU per statement than the rest of a move. The schema itself is declared in
 changed only by Alembic migrations.
 
 SQL is written once with ``?`` placeholders; the PostgreSQL driver rewrites them to ``$1, $2, ...``.
+
+A database that cannot be reached or used (connections refused or lost, a database file that cannot be opened or is
+no longer at its path, disk I/O errors) raises ``StorageUnavailable``, which clients get as UNAVAILABLE / 503 with
+a retry delay. Each outage is logged once when it begins and once when the database answers again, not per
+request; nothing has to be restarted: the drivers reconnect on the next unit of work.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
+import logging
+import os
 import re
+import socket
 import sqlite3
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
+from urllib.parse import quote
 
 import asyncpg
 
 from golf.adapters.db.urls import is_sqlite, sync_url
+from golf.app.errors import StorageUnavailable
+
+log = logging.getLogger("golf.db")
 
 
 class UniqueViolation(Exception):
@@ -61,7 +75,89 @@ class Driver(Protocol):
     async def close(self) -> None: ...
 
 
+# -- outages -------------------------------------------------------------------------------------------------
+class Outage:
+    """Whether the database is out of reach. The first failure of an outage is logged (ERROR, with the reason) and
+    so is the first success after it (WARNING); the requests in between are refused without a line each."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        """What is unreachable, for the log: host, port and database, or the SQLite file (never a password)."""
+        self.since: float | None = None
+        """``time.monotonic()`` when the current outage began; None while the database answers."""
+        self._until_write = False
+
+    def lost(self, reason: str, *, until_write: bool = False) -> StorageUnavailable:
+        """The error to raise for a failure of the database; logs it if it begins an outage. ``until_write``: the
+        failure was of a write (reads may still work), so only a write that succeeds ends the outage."""
+        if self.since is None:
+            self.since = time.monotonic()
+            self._until_write = until_write
+            log.error(
+                "database unreachable: %s (%s); requests are refused with UNAVAILABLE until it answers",
+                reason,
+                self.where,
+            )
+        return StorageUnavailable(reason)
+
+    def answered(self, wrote: bool = False) -> None:
+        """The database just did what was asked; ends the outage, if there was one, with a line in the log."""
+        if self.since is not None and (wrote or not self._until_write):
+            log.warning("database reachable again after %.1f s (%s)", time.monotonic() - self.since, self.where)
+            self.since = None
+
+
+def reason_of(err: BaseException) -> str:
+    """A short reason for the log, e.g. ``connection refused``."""
+    if isinstance(err, ConnectionRefusedError) or (isinstance(err, OSError) and err.errno == errno.ECONNREFUSED):
+        return "connection refused"
+    if isinstance(err, ConnectionResetError | ConnectionAbortedError | BrokenPipeError):
+        return "connection reset"
+    if isinstance(err, TimeoutError):
+        return "no answer in time"
+    if isinstance(err, socket.gaierror):
+        return f"host not found ({err.strerror})"
+    if isinstance(err, asyncpg.ConnectionDoesNotExistError):
+        return "connection lost"
+    if isinstance(err, asyncpg.InterfaceError):
+        return "connection closed"
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror.lower()
+    return (str(err) or type(err).__name__)[:200]
+
+
 # -- PostgreSQL ----------------------------------------------------------------------------------------------
+_PG_UNREACHABLE = (
+    OSError,  # refused, reset, unreachable, DNS, TLS, and TimeoutError (connect timeouts)
+    asyncpg.PostgresConnectionError,  # SQLSTATE class 08, and a connection lost in the middle of a statement
+    asyncpg.CannotConnectNowError,  # the server is starting up or shutting down
+    asyncpg.AdminShutdownError,
+    asyncpg.CrashShutdownError,
+    asyncpg.TooManyConnectionsError,
+)
+
+
+def _closed(conn: Any) -> bool:
+    """Whether a pooled connection is closed (a proxy already handed back to the pool counts as closed)."""
+    try:
+        return bool(conn.is_closed())
+    except asyncpg.InterfaceError:
+        return True
+
+
+class _QuietPoolFloor(logging.Filter):
+    """asyncpg's pool reconnects its minimum of connections in the background and logs each failure with a traceback
+    (every 1 s to 60 s through an outage): the outage is this driver's to log, once."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], _PG_UNREACHABLE))
+
+
+logging.getLogger("asyncpg.pool").addFilter(_QuietPoolFloor())
+CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a new PostgreSQL connection before the database counts as unreachable."""
+RETRY_CONNECT_AFTER = 1.0
+"""During an outage, a new connection is tried at most this often; requests meanwhile are refused at once."""
 _PLACEHOLDER = re.compile(r"\?")
 _pg_sql: dict[str, str] = {}
 
@@ -80,28 +176,40 @@ class _PgTransaction:
 
     dialect = "postgresql"
 
-    def __init__(self, conn: asyncpg.Connection[Any]) -> None:
+    def __init__(self, conn: asyncpg.Connection[Any], outage: Outage) -> None:
         self.conn = conn
         self.tx = conn.transaction()
         self.started = False
+        self.outage = outage
+
+    def _lost(self, err: Exception) -> NoReturn:
+        """Raise ``StorageUnavailable`` for a connection-level failure, else ``err`` itself."""
+        if isinstance(err, _PG_UNREACHABLE) or (isinstance(err, asyncpg.InterfaceError) and _closed(self.conn)):
+            raise self.outage.lost(reason_of(err)) from err
+        raise err
 
     async def _begin(self) -> None:
         if not self.started:
+            self.started = True  # before BEGIN is sent: interrupted, it still needs ending (see ``rollback``)
             await self.tx.start()
-            self.started = True
 
     async def execute(self, sql: str, *args: Any) -> int:
-        await self._begin()
         try:
+            await self._begin()
             status: str = await self.conn.execute(_numbered(sql), *args)
         except asyncpg.UniqueViolationError as err:
             raise UniqueViolation(err.constraint_name or "") from err
+        except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+            self._lost(err)
         # Status tags look like "INSERT 0 1" or "UPDATE 1": the last word is the row count.
         return int(status.rsplit(" ", 1)[-1]) if status[-1].isdigit() else 0
 
     async def fetchone(self, sql: str, *args: Any) -> Row | None:
-        await self._begin()
-        row: Row | None = await self.conn.fetchrow(_numbered(sql), *args)
+        try:
+            await self._begin()
+            row: Row | None = await self.conn.fetchrow(_numbered(sql), *args)
+        except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+            self._lost(err)
         return row
 
     async def fetchone_atomic(self, sql: str, *args: Any) -> Row | None:
@@ -115,55 +223,98 @@ class _PgTransaction:
             raise UniqueViolation(err.constraint_name or "") from err
         except asyncpg.DivisionByZeroError:
             return None
+        except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+            self._lost(err)
         return row
 
     async def fetchall(self, sql: str, *args: Any) -> Sequence[Row]:
-        await self._begin()
-        rows: Sequence[Row] = await self.conn.fetch(_numbered(sql), *args)
+        try:
+            await self._begin()
+            rows: Sequence[Row] = await self.conn.fetch(_numbered(sql), *args)
+        except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+            self._lost(err)
         return rows
 
     async def commit(self) -> None:
         if self.started:
-            await self.tx.commit()
+            try:
+                await self.tx.commit()
+            except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+                self._lost(err)
 
     async def rollback(self) -> None:
-        if self.started:
+        # A lost connection has nothing to roll back: the server ends its transaction when the connection drops.
+        if not self.started or _closed(self.conn):
+            return
+        try:
             await self.tx.rollback()
+        except asyncpg.InterfaceError:
+            # BEGIN or COMMIT was interrupted (the request was cancelled mid-statement: a client that hung up or ran
+            # out of time), so asyncpg cannot tell where the transaction is. The connection is closed rather than
+            # handed back in that state (the server rolls back whatever is left, and the pool connects anew).
+            self.conn.terminate()
+        except _PG_UNREACHABLE:
+            pass  # lost on the way: as above
 
 
 class PostgresDriver:
     def __init__(self, url: str, pool_size: int) -> None:
         self.url = url
-        self._dsn = sync_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        parsed = sync_url(url)
+        self._dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
         self._pool_size = pool_size
         self._pool: asyncpg.Pool[Any] | None = None
         self._opening = asyncio.Lock()
+        self._failed_at = float("-inf")
+        self.outage = Outage(f"postgresql {parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}")
 
     async def _get_pool(self) -> asyncpg.Pool[Any]:
         if self._pool is None:
             async with self._opening:
                 if self._pool is None:
-                    # A server-side statement timeout: asyncpg's command_timeout costs a timer per statement.
-                    self._pool = await asyncpg.create_pool(
-                        self._dsn,
-                        min_size=1,
-                        max_size=self._pool_size,
-                        server_settings={"statement_timeout": "30000"},
-                    )
+                    # Callers queued behind a failed attempt are refused at once, not each after a connect timeout.
+                    if self.outage.since is not None and time.monotonic() - self._failed_at < RETRY_CONNECT_AFTER:
+                        raise self.outage.lost("still unreachable")
+                    try:
+                        # A server-side statement timeout: asyncpg's command_timeout costs a timer per statement.
+                        self._pool = await asyncpg.create_pool(
+                            self._dsn,
+                            min_size=1,
+                            max_size=self._pool_size,
+                            timeout=CONNECT_TIMEOUT,
+                            server_settings={"statement_timeout": "30000"},
+                        )
+                    except _PG_UNREACHABLE as err:
+                        self._failed_at = time.monotonic()
+                        raise self.outage.lost(reason_of(err)) from err
         return self._pool
 
     async def begin(self) -> tuple[Transaction, Any]:
         pool = await self._get_pool()
-        conn = await pool.acquire()
-        return _PgTransaction(conn), conn
+        try:
+            conn = await pool.acquire()
+        except _PG_UNREACHABLE as err:
+            raise self.outage.lost(reason_of(err)) from err
+        if self.outage.since is not None:
+            self.outage.answered()
+        return _PgTransaction(conn, self.outage), conn
 
     async def release(self, token: Any) -> None:
         pool = await self._get_pool()
-        await pool.release(token)
+        try:
+            await pool.release(token)
+        except (*_PG_UNREACHABLE, asyncpg.InterfaceError):
+            if not _closed(token):
+                raise
+            # The connection was lost (asyncpg has closed it; the next acquire connects anew).
 
     async def ping(self) -> None:
         pool = await self._get_pool()
-        await pool.fetchval("SELECT 1")
+        try:
+            await pool.fetchval("SELECT 1")
+        except _PG_UNREACHABLE as err:
+            raise self.outage.lost(reason_of(err)) from err
+        self.outage.answered()
 
     async def close(self) -> None:
         if self._pool is not None:
@@ -179,11 +330,32 @@ def _sqlite_arg(value: Any) -> Any:
     return value
 
 
+# SQLite's primary result codes (the low byte of an extended one) of a database that cannot be used right now.
+_SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 10, 13, 14
+
+
+def _sqlite_unusable(err: sqlite3.Error) -> bool:
+    """Whether ``err`` says the database file cannot be used now (I/O error, disk full, cannot be opened)."""
+    code = getattr(err, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (_SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN)
+    text = str(err)
+    return text in ("disk I/O error", "unable to open database file") or text.startswith("database or disk is full")
+
+
 class _SqliteTransaction:
     dialect = "sqlite"
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, outage: Outage) -> None:
         self.conn = conn
+        self.outage = outage
+        self.changes = conn.total_changes
+
+    def _failed(self, err: sqlite3.OperationalError) -> NoReturn:
+        if _sqlite_unusable(err):
+            # Reads may still work when writes fail (a full disk, failing writes): only a write ends the outage.
+            raise self.outage.lost(str(err), until_write=True) from err
+        raise err
 
     def _run(self, sql: str, args: tuple[Any, ...]) -> sqlite3.Cursor:
         try:
@@ -193,6 +365,8 @@ class _SqliteTransaction:
             if "UNIQUE" in text:
                 raise UniqueViolation(text) from err
             raise
+        except sqlite3.OperationalError as err:
+            self._failed(err)
 
     async def execute(self, sql: str, *args: Any) -> int:
         return self._run(sql, args).rowcount
@@ -209,11 +383,21 @@ class _SqliteTransaction:
         return rows
 
     async def commit(self) -> None:
-        self.conn.execute("COMMIT")
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.OperationalError as err:
+            self._failed(err)
+        if self.outage.since is not None:
+            self.outage.answered(wrote=self.conn.total_changes != self.changes)
 
     async def rollback(self) -> None:
-        if self.conn.in_transaction:
-            self.conn.execute("ROLLBACK")
+        try:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+        except sqlite3.OperationalError as err:
+            # Not in place of what made the unit of work fail: SQLite rolls back from its journal when it can.
+            if not _sqlite_unusable(err):
+                raise
 
 
 class SqliteDriver:
@@ -221,37 +405,97 @@ class SqliteDriver:
 
     Statements are microseconds, so they run inline rather than hopping to a thread. ``synchronous=FULL``
     makes every acknowledged commit durable, even across a power cut.
+
+    Each transaction first checks that the database file is still at its path (a ``stat``, about a microsecond):
+    an open connection would go on reading and writing a file deleted or moved away (or on a volume taken away),
+    and the writes would be lost to anyone who opens the path. While the path has no file the database is
+    unreachable; when the same file is back, the connection goes on; when another file is there, it is opened.
     """
 
     def __init__(self, url: str, synchronous: str = "FULL") -> None:
         self.url = url
         database = sync_url(url).database or ""
+        self._synchronous = synchronous
+        self._path: str | None = None
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(database or ":memory:", isolation_level=None, check_same_thread=False)
-        self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(f"PRAGMA synchronous={synchronous}")
-        self._conn.execute("PRAGMA busy_timeout=5000")
-        self._conn.execute("PRAGMA foreign_keys=ON")
+            self._path = os.path.abspath(database)
+        self.outage = Outage(f"sqlite {self._path or ':memory:'}")
+        self._conn = self._connect(database or ":memory:", uri=False)
+        self._identity = self._file_identity()
         self._lock = asyncio.Lock()
+
+    def _connect(self, target: str, uri: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False, uri=uri)
+        try:
+            conn.row_factory = sqlite3.Row
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            conn.execute("PRAGMA busy_timeout=5000")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        if self._path is None:
+            return None
+        st = os.stat(self._path)
+        return st.st_dev, st.st_ino
+
+    def _check_file(self) -> None:
+        """Raise ``StorageUnavailable`` unless the file at the path is the open one (or could be opened)."""
+        if self._path is None:
+            return
+        try:
+            identity = self._file_identity()
+        except OSError as err:
+            raise self.outage.lost(f"no database file at its path ({(err.strerror or str(err)).lower()})") from err
+        if identity != self._identity:
+            # Another file is at the path now (restored, or a volume mounted again): open it, without creating one.
+            log.warning("the database file %s is not the one that was open: opening it again", self._path)
+            self._conn.close()
+            try:
+                self._conn = self._connect(f"file:{quote(self._path)}?mode=rw", uri=True)
+            except sqlite3.OperationalError as err:
+                raise self.outage.lost(str(err)) from err
+            self._identity = identity
 
     async def begin(self) -> tuple[Transaction, Any]:
         await self._lock.acquire()
         try:
+            self._check_file()
             self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            self._lock.release()
+            if _sqlite_unusable(err):
+                raise self.outage.lost(str(err)) from err
+            raise
         except BaseException:
             self._lock.release()
             raise
-        return _SqliteTransaction(self._conn), None
+        if self.outage.since is not None:
+            self.outage.answered()
+        return _SqliteTransaction(self._conn, self.outage), None
 
     async def release(self, token: Any) -> None:
-        if self._conn.in_transaction:
-            self._conn.execute("ROLLBACK")
-        self._lock.release()
+        try:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+        except sqlite3.OperationalError as err:
+            # SQLite rolls back what could not be (its journal), on the next transaction; the failure is the outage's.
+            if not _sqlite_unusable(err):
+                raise
+        finally:
+            self._lock.release()
 
     async def ping(self) -> None:
-        self._conn.execute("SELECT 1").fetchone()
+        tx, token = await self.begin()
+        try:
+            await tx.fetchone("SELECT 1")
+        finally:
+            await self.release(token)
 
     async def close(self) -> None:
         self._conn.close()

@@ -1,0 +1,271 @@
+"""Nobody's fault, nothing in the error log: clients that hang up mid-request, and Ctrl-C on ``make run``.
+
+A client that goes away (a REST connection closed mid-request, a gRPC call cancelled or past its deadline) is not a
+server error: no traceback, no ERROR line. Ctrl-C stops ``golf serve`` (and ``golf migrate``) quietly: no
+``KeyboardInterrupt`` traceback from the server or from its solver processes (a terminal sends SIGINT to the whole
+process group), and an exit code of 0 (stopped gracefully) or 130 (interrupted).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import grpc
+import httpx
+import pytest
+
+from golf.v1 import solitaire_pb2
+from tests.e2e.support import (
+    GOLF,
+    TEST_TOKEN_KEY,
+    UNLIMITED,
+    Grpc,
+    Rest,
+    Server,
+    choose_move,
+    free_ports,
+    health_status,
+    migrate,
+    move_request,
+    pb,
+)
+
+pytestmark = pytest.mark.xdist_group("e2e-interrupts")
+QUIET_EXITS = (0, 130, -signal.SIGINT)
+"""Stopped gracefully, interrupted (Ctrl-C taken as a KeyboardInterrupt), or killed by SIGINT before Python took
+over its handling (the first milliseconds of the interpreter)."""
+# Two-deck deals whose first hint searches for a second or more (the solver's default budget), from fixed seeds.
+SLOW_SEEDS = ("slow-4", "slow-2", "slow-0")
+
+
+def _errors_in(log: str) -> list[str]:
+    return [
+        line
+        for line in log.splitlines()
+        if "Traceback" in line or "unhandled error" in line or '"level": "error"' in line or "KeyboardInterrupt" in line
+    ]
+
+
+def _slow_game(client: Grpc, seed: str) -> solitaire_pb2.Game:
+    deal = client.create_deal(pb.CreateDealRequest(preset="two-decks", seed=seed)).expect_ok().deal
+    game: solitaire_pb2.Game = client.create_game(pb.CreateGameRequest(deal_id=deal.id)).expect_ok().game
+    return game
+
+
+# -- clients that hang up ----------------------------------------------------------------------------------------
+def test_clients_that_hang_up_are_not_errors(server: Server, rest: Rest, grpc_client: Grpc) -> None:
+    deadline_game, cancel_game, rest_game = (_slow_game(grpc_client, seed) for seed in SLOW_SEEDS)
+
+    # gRPC: the deadline passes while the solver works.
+    with pytest.raises(grpc.RpcError) as info:
+        grpc_client.stub.Hint(
+            pb.HintRequest(game_id=deadline_game.id, idempotency_key="deadline"),
+            timeout=0.2,
+            metadata=grpc_client.metadata,
+        )
+    assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+    # gRPC: the client cancels the call.
+    future = grpc_client.stub.Hint.future(
+        pb.HintRequest(game_id=cancel_game.id, idempotency_key="cancel"), metadata=grpc_client.metadata
+    )
+    time.sleep(0.2)
+    assert future.cancel()  # type: ignore[no-untyped-call]
+
+    # REST: the client gives up waiting and closes the connection.
+    with pytest.raises(httpx.TimeoutException):
+        rest.http.post(f"/v1/games/{rest_game.id}:hint", json={"idempotencyKey": "gone"}, timeout=0.2)
+
+    # REST: the client hangs up halfway through sending its body.
+    host, port = server.http_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as sock:
+        head = (
+            f"POST /v1/games/{rest_game.id}/moves HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {rest.token}\r\nContent-Length: 1000\r\n\r\n"
+        )
+        sock.sendall(head.encode() + b'{"idempotencyKey": "half')
+        time.sleep(0.3)
+
+    # The server goes on serving, and wrote nothing about any of it at ERROR.
+    time.sleep(3.0)  # the abandoned searches run out
+    for client in (rest, grpc_client):
+        client.get_game(cancel_game.id).expect_ok()
+    assert _errors_in(server.log_text()) == [], server.log_text()
+
+
+def test_calls_cut_short_by_their_deadlines_are_not_errors(server: Server, grpc_client: Grpc) -> None:
+    """Deadlines of a millisecond or so end calls at every point: before the handler, in the middle of a statement
+    or of a commit, while the answer is being sent. None of it is an error of the server's."""
+    games = [
+        grpc_client.create_game(pb.CreateGameRequest(preset="standard", winnable_only=False)).expect_ok().game
+        for _ in range(8)
+    ]
+    codes: Counter[grpc.StatusCode] = Counter()
+    lock = threading.Lock()
+
+    def calls(seed: int) -> None:
+        rnd = random.Random(seed)
+        for i in range(200):
+            game = rnd.choice(games)
+            timeout = rnd.choice([0.0005, 0.001, 0.002, 0.004, 0.008])
+            kind = rnd.random()
+            try:
+                if kind < 0.4:
+                    req = move_request(game, choose_move(game), key=f"cut-{seed}-{i}")
+                    grpc_client.stub.PlayMove(req, timeout=timeout, metadata=grpc_client.metadata)
+                elif kind < 0.7:
+                    new = pb.CreateGameRequest(preset="standard", winnable_only=False)
+                    grpc_client.stub.CreateGame(new, timeout=timeout, metadata=grpc_client.metadata)
+                elif kind < 0.85:
+                    grpc_client.stub.GetGame(
+                        pb.GetGameRequest(game_id=game.id), timeout=timeout, metadata=grpc_client.metadata
+                    )
+                else:
+                    listing = grpc_client.stub.ListGames.future(
+                        pb.ListGamesRequest(page_size=50), metadata=grpc_client.metadata
+                    )
+                    time.sleep(timeout)
+                    listing.cancel()  # type: ignore[no-untyped-call]
+            except grpc.RpcError as err:
+                with lock:
+                    codes[err.code()] += 1
+
+    threads = [threading.Thread(target=calls, args=(seed,)) for seed in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert codes[grpc.StatusCode.DEADLINE_EXCEEDED] > 100, codes  # the deadlines did cut calls short
+    assert set(codes) <= {grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.FAILED_PRECONDITION}, codes
+    time.sleep(0.5)
+    for game in games:
+        grpc_client.get_game(game.id).expect_ok()
+    log = server.log_text()
+    assert _errors_in(log) == [] and "Resetting connection" not in log, log
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------------------------------
+def _serve(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], int, int]:
+    """``golf serve`` in a session of its own (its process group is the test's to signal, like a terminal's)."""
+    http_port, grpc_port = free_ports(2)
+    env = {
+        **os.environ,
+        "GOLF_DATABASE_URL": database_url,
+        "GOLF_HOST": "127.0.0.1",
+        "GOLF_HTTP_PORT": str(http_port),
+        "GOLF_GRPC_PORT": str(grpc_port),
+        "GOLF_LOG_LEVEL": "warning",
+        "GOLF_POOL_SIZE": "0",
+        "GOLF_TOKEN_KEY": TEST_TOKEN_KEY,
+        **UNLIMITED,
+    }
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen([GOLF, "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    return proc, http_port, grpc_port
+
+
+def _wait_serving(proc: subprocess.Popen[bytes], grpc_port: int, log_path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while health_status(f"127.0.0.1:{grpc_port}") != 1:  # SERVING
+        assert proc.poll() is None, log_path.read_text()
+        assert time.monotonic() < deadline, log_path.read_text()
+        time.sleep(0.05)
+
+
+def _exit_code(proc: subprocess.Popen[bytes], log_path: Path) -> int:
+    try:
+        return proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise AssertionError(f"did not stop after SIGINT:\n{log_path.read_text()}") from None
+
+
+def _group_gone(pgid: int, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_ctrl_c_stops_the_server_and_its_solver_processes_quietly(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'golf.db'}"
+    migrate(url)
+    log_path = tmp_path / "serve.log"
+    proc, http_port, grpc_port = _serve(url, log_path)
+    try:
+        _wait_serving(proc, grpc_port, log_path)
+        client = Rest(f"http://127.0.0.1:{http_port}")
+        game = client.create_game(pb.CreateGameRequest(preset="standard", winnable_only=False)).expect_ok().game
+        client.hint(pb.HintRequest(game_id=game.id, idempotency_key="spawn")).expect_ok()  # a solver process runs
+        client.close()
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in the terminal of `make run`: the whole process group
+        code = _exit_code(proc, log_path)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    log = log_path.read_text()
+    assert code == 0, log
+    assert _errors_in(log) == [], log
+    assert _group_gone(proc.pid), "a process of the server outlived it"
+
+
+def test_ctrl_c_to_the_server_alone_stops_it_gracefully(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'golf.db'}"
+    migrate(url)
+    log_path = tmp_path / "serve.log"
+    proc, _http_port, grpc_port = _serve(url, log_path)
+    try:
+        _wait_serving(proc, grpc_port, log_path)
+        os.kill(proc.pid, signal.SIGINT)
+        code = _exit_code(proc, log_path)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    log = log_path.read_text()
+    assert code == 0 and _errors_in(log) == [], log
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.8, 1.5])
+def test_ctrl_c_while_the_server_starts(tmp_path: Path, delay: float) -> None:
+    url = f"sqlite:///{tmp_path / 'golf.db'}"
+    migrate(url)
+    log_path = tmp_path / "serve.log"
+    proc, _http_port, _grpc_port = _serve(url, log_path)
+    try:
+        time.sleep(delay)
+        os.kill(proc.pid, signal.SIGINT)
+        code = _exit_code(proc, log_path)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    log = log_path.read_text()
+    assert code in QUIET_EXITS and _errors_in(log) == [], (code, log)
+    assert _group_gone(proc.pid)
+
+
+@pytest.mark.parametrize("delay", [0.2, 0.45, 0.7])
+def test_ctrl_c_while_migrating(tmp_path: Path, delay: float) -> None:
+    env = {**os.environ, "GOLF_DATABASE_URL": f"sqlite:///{tmp_path / 'golf.db'}"}
+    proc = subprocess.Popen([GOLF, "migrate"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    text = out.decode(errors="replace")
+    assert proc.returncode in QUIET_EXITS, (proc.returncode, text)
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text

@@ -1,0 +1,236 @@
+"""A database that goes away: requests are refused with UNAVAILABLE / 503 and a retry delay on both transports, the
+outage is logged once (not a traceback per request), and the server recovers by itself when the database is back.
+
+PostgreSQL goes away through a TCP proxy of the test's own, between the server and the machine's PostgreSQL (the
+real server is never touched); SQLite by moving the database's directory away and back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy.engine import make_url
+
+from tests.e2e.support import Grpc, Rest, Server, choose_move, draw, migrate, move_request, pb
+from tests.e2e.support import R as Reason
+
+pytestmark = pytest.mark.xdist_group("e2e-outages")
+RETRY_SECONDS = 2.0
+RECOVERY_TIMEOUT = 30.0
+
+
+class TcpProxy:
+    """Forwards 127.0.0.1:``port`` to ``target``; ``cut`` closes the listener and every connection (the database
+    is out of reach: new connections are refused), ``restore`` listens again on the same port."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.port = 0
+        self._listener: socket.socket | None = None
+        self._conns: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> TcpProxy:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        listener.settimeout(0.1)
+        self.port = listener.getsockname()[1]
+        self._listener = listener
+        self._stop = threading.Event()
+        self._spawn(self._accept, listener, self._stop)
+        return self
+
+    def _spawn(self, target: object, *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
+        thread.start()
+        self._threads.append(thread)
+
+    def _accept(self, listener: socket.socket, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            client.settimeout(None)
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            with self._lock:
+                self._conns |= {client, upstream}
+            self._spawn(self._pump, client, upstream)
+            self._spawn(self._pump, upstream, client)
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            self._close(src)
+            self._close(dst)
+
+    def _close(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._conns.discard(sock)
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+        sock.close()
+
+    def cut(self) -> None:
+        self._stop.set()
+        if self._listener is not None:
+            with contextlib.suppress(OSError):
+                self._listener.shutdown(socket.SHUT_RDWR)  # ends an accept() in progress at once
+            self._listener.close()
+            self._listener = None
+        with self._lock:
+            conns = list(self._conns)
+        for sock in conns:
+            self._close(sock)
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self._threads = []
+
+    def restore(self) -> None:
+        self.start()  # the same port
+
+
+@pytest.fixture
+def pg_proxy(postgres_url: str) -> Iterator[tuple[TcpProxy, str]]:
+    """A migrated database of the test's own, and its URL through a proxy the test can cut."""
+    migrate(postgres_url)
+    url = make_url(postgres_url)
+    proxy = TcpProxy((url.host or "127.0.0.1", url.port or 5432)).start()
+    try:
+        yield proxy, url.set(port=proxy.port).render_as_string(hide_password=False)
+    finally:
+        proxy.cut()
+
+
+def _refused_while_down(clients: list[Rest | Grpc], game_ids: dict[str, str]) -> None:
+    """Every kind of request is refused with UNAVAILABLE and a retry delay, several times over."""
+    for _ in range(3):
+        for client in clients:
+            game_id = game_ids[client.name]
+            for reply in (
+                client.get_game(game_id),
+                client.create_game(pb.CreateGameRequest(preset="standard", winnable_only=False)),
+                client.list_games(),
+                client.play_move(pb.PlayMoveRequest(game_id=game_id, idempotency_key="down", move=draw())),
+            ):
+                err = reply.expect_error(Reason.ERROR_REASON_UNAVAILABLE)
+                assert "database" in err.message and "try again" in err.message, err
+                assert reply.retry_delay() == RETRY_SECONDS, (client.name, reply.raw, reply.headers)
+                assert err.retry_delay.ToTimedelta().total_seconds() == RETRY_SECONDS
+
+
+def _recovered(clients: list[Rest | Grpc], game_ids: dict[str, str]) -> None:
+    """Both transports answer again (without a restart), and a move can be played."""
+    deadline = time.monotonic() + RECOVERY_TIMEOUT
+    for client in clients:
+        while True:
+            reply = client.get_game(game_ids[client.name])
+            if reply.ok:
+                break
+            reply.expect_error(Reason.ERROR_REASON_UNAVAILABLE)
+            assert time.monotonic() < deadline, f"{client.name}: still refused after the database came back"
+            time.sleep(0.2)
+        game = reply.message.game
+        moved = client.play_move(move_request(game, choose_move(game), expected=game.version)).expect_ok()
+        assert moved.game.version == game.version + 1
+
+
+def _readiness(server: Server) -> tuple[int, dict[str, str]]:
+    resp = httpx.get(f"{server.http_url}/readyz", timeout=10)
+    checks: dict[str, str] = resp.json().get("checks", {})
+    return resp.status_code, checks
+
+
+def _check_log(server: Server) -> None:
+    text = server.log_text()
+    assert text.count("database unreachable") == 1, text
+    assert text.count("database reachable again") == 1, text
+    assert "Traceback" not in text and "unhandled error" not in text, text
+
+
+def _sign_in_and_play(server: Server) -> tuple[list[Rest | Grpc], dict[str, str]]:
+    """Clients signed in (that writes the database, so it happens while the database is up) with a game each."""
+    clients: list[Rest | Grpc] = [Rest(server.http_url), Grpc(server.grpc_target)]
+    game_ids = {}
+    for client in clients:
+        game = client.create_game(pb.CreateGameRequest(preset="standard", winnable_only=False)).expect_ok().game
+        game_ids[client.name] = game.id
+    return clients, game_ids
+
+
+def test_postgres_outage_is_unavailable_logged_once_and_recovers(
+    pg_proxy: tuple[TcpProxy, str], tmp_path: Path
+) -> None:
+    proxy, url = pg_proxy
+    server = Server(url, tmp_path).start()
+    clients: list[Rest | Grpc] = []
+    try:
+        clients, game_ids = _sign_in_and_play(server)
+        proxy.cut()
+        _refused_while_down(clients, game_ids)
+        status, checks = _readiness(server)
+        assert status == 503 and checks["database"].startswith("unreachable: "), checks
+        time.sleep(1.5)  # an outage that lasts: still one line in the log
+        _refused_while_down(clients, game_ids)
+        proxy.restore()
+        _recovered(clients, game_ids)
+        assert _readiness(server)[0] == 200
+        _check_log(server)
+        assert any(f"unreachable: connection {how}" in server.log_text() for how in ("refused", "lost", "reset"))
+    finally:
+        for client in clients:
+            client.close()
+        code = server.stop()
+    assert code == 0, server.log_text()
+
+
+def test_sqlite_outage_is_unavailable_logged_once_and_recovers(tmp_path: Path) -> None:
+    """The database's directory moved away (a volume gone): the open connection would go on with a file nobody
+    can find at the path any more, so the driver checks the path. (As root, permissions would not stop it.)"""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    url = f"sqlite:///{folder / 'golf.db'}"
+    migrate(url)
+    server = Server(url, tmp_path).start()
+    clients: list[Rest | Grpc] = []
+    try:
+        clients, game_ids = _sign_in_and_play(server)
+        away = tmp_path / "elsewhere"
+        folder.rename(away)
+        try:
+            _refused_while_down(clients, game_ids)
+            status, checks = _readiness(server)
+            assert status == 503 and checks["database"].startswith("unreachable: "), checks
+        finally:
+            away.rename(folder)
+        _recovered(clients, game_ids)
+        assert _readiness(server)[0] == 200
+        _check_log(server)
+        assert "no such file or directory" in server.log_text()
+    finally:
+        for client in clients:
+            client.close()
+        code = server.stop()
+    assert code == 0, server.log_text()
