@@ -260,6 +260,21 @@ def _json(message: Message) -> str:
     return json_format.MessageToJson(message, always_print_fields_with_no_presence=True, indent=None)
 
 
+def _check_standard_details(status: Any, error: errors_pb2.Error) -> None:
+    """The details any gRPC client library reads: ErrorInfo (reason and domain), BadRequest for a field."""
+    infos = [d for d in status.details if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR)]
+    assert len(infos) == 1, status
+    info = error_details_pb2.ErrorInfo()
+    infos[0].Unpack(info)
+    assert info.domain == "golf.v1" and "ERROR_REASON_" + info.reason == R.Name(error.reason), info
+    assert info.metadata.get("field", "") == error.field
+    bad = [d for d in status.details if d.Is(error_details_pb2.BadRequest.DESCRIPTOR)]
+    if error.field and status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]:
+        violations = error_details_pb2.BadRequest()
+        bad[0].Unpack(violations)
+        assert [v.field for v in violations.field_violations] == [error.field]
+
+
 class Rest:
     """The REST gateway through httpx; bodies are parsed strictly into the proto messages. It signs in as a new
     guest first (``sign_in=False`` to call without a token)."""
@@ -443,6 +458,7 @@ class Grpc:
         assert status.code == code.value[0] and status.message == details, (status, code, details)
         packed = [d for d in status.details if d.Is(errors_pb2.Error.DESCRIPTOR)]
         assert len(packed) == 1 and packed[0].value == trailers[ERROR_TRAILER]
+        _check_standard_details(status, errors_pb2.Error.FromString(trailers[ERROR_TRAILER]))
         shown = (ERROR_TRAILER, STATUS_TRAILER)
         raw = " ".join(
             [details, _json(error), _json(status), *(f"{k}={v!r}" for k, v in trailers.items() if k not in shown)]

@@ -161,3 +161,26 @@ def test_docs_page_answers(server: Server) -> None:
     resp = httpx.get(f"{server.http_url}/docs", timeout=10)
     assert resp.status_code == 200
     assert "openapi.json" in resp.text
+
+
+def test_reflection_answers_on_v1_as_well_as_v1alpha(server: Server) -> None:
+    """Newer grpcurl, buf curl and Postman ask grpc.reflection.v1 first; it is v1alpha renamed on the wire."""
+    from grpc_reflection.v1alpha import reflection_pb2
+
+    with grpc.insecure_channel(server.grpc_target) as channel:
+        for name in ("grpc.reflection.v1", "grpc.reflection.v1alpha"):
+            call = channel.stream_stream(
+                f"/{name}.ServerReflection/ServerReflectionInfo",
+                request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+            )
+            asks = [
+                reflection_pb2.ServerReflectionRequest(list_services=""),
+                reflection_pb2.ServerReflectionRequest(file_containing_symbol=SERVICE.full_name),
+                reflection_pb2.ServerReflectionRequest(file_containing_symbol="grpc.reflection.v1.ServerReflection"),
+            ]
+            listed, described, itself = list(call(iter(asks), timeout=10))
+            names = {s.name for s in listed.list_services_response.service}
+            assert {SERVICE.full_name, PLAYERS.full_name, "grpc.reflection.v1.ServerReflection"} <= names, name
+            assert described.file_descriptor_response.file_descriptor_proto, name
+            assert itself.file_descriptor_response.file_descriptor_proto, name

@@ -8,11 +8,13 @@ from time import perf_counter
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool
+from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import _async as health_async
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import _async as reflection_aio
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from golf.adapters.edge import Edge, grpc_peer_address
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request_id, request_id
@@ -92,18 +94,34 @@ def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> tuple[str, str | N
     return rid or new_request_id(), authorization
 
 
+ERROR_DOMAIN = "golf.v1"
+"""``ErrorInfo.domain`` of every refusal: the reasons are those of ``golf.v1.ErrorReason``."""
+
+
 def rich_status(failure: ApiError) -> bytes:
-    """The standard ``google.rpc.Status`` of a refusal (gRPC's rich error model), read by any gRPC client's
-    status library: the ``golf.v1.Error`` as a detail, and ``RetryInfo`` when the client should wait."""
-    status = status_pb2.Status(code=failure.code.value[0], message=failure.body.message)
-    body = any_pb2.Any()
-    body.Pack(failure.body)
-    status.details.append(body)
+    """The standard ``google.rpc.Status`` of a refusal (gRPC's rich error model, as Google's APIs send it), read by
+    any gRPC client's status library, grpcurl and buf curl: ``ErrorInfo`` (the reason without its prefix, our
+    domain, the field), ``BadRequest`` naming the field of an invalid argument, ``RetryInfo`` when the client
+    should wait, and the whole ``golf.v1.Error``."""
+    body = failure.body
+    status = status_pb2.Status(code=failure.code.value[0], message=body.message)
+    info = error_details_pb2.ErrorInfo(
+        reason=errors_pb2.ErrorReason.Name(body.reason).removeprefix("ERROR_REASON_"), domain=ERROR_DOMAIN
+    )
+    if body.field:
+        info.metadata["field"] = body.field
+    details: list[Message] = [info]
+    if body.field and failure.code == grpc.StatusCode.INVALID_ARGUMENT:
+        violation = error_details_pb2.BadRequest.FieldViolation(field=body.field, description=body.message)
+        details.append(error_details_pb2.BadRequest(field_violations=[violation]))
     if failure.retry_after is not None:
         retry = error_details_pb2.RetryInfo()
         retry.retry_delay.FromNanoseconds(int(failure.retry_after * 1e9))
+        details.append(retry)
+    details.append(body)
+    for detail in details:
         packed = any_pb2.Any()
-        packed.Pack(retry)
+        packed.Pack(detail)
         status.details.append(packed)
     assert status.code != code_pb2.OK
     raw: bytes = status.SerializeToString()
@@ -152,6 +170,48 @@ def _unary(
     return call
 
 
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def _serve_reflection(server: grpc.aio.Server, services: tuple[str, ...]) -> None:
+    """Server reflection under both names clients ask for: ``grpc.reflection.v1`` (newer grpcurl, Postman and
+    buf curl try it first) and ``v1alpha``. v1 is v1alpha renamed, the same messages on the wire, so one servicer
+    answers both; the v1 file is added to the descriptor pool so reflection can describe itself too."""
+    _add_reflection_v1_descriptor()
+    servicer = reflection_aio.ReflectionServicer((*services, reflection.SERVICE_NAME, REFLECTION_V1))
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    v1 = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": v1}),)
+    )
+
+
+def _add_reflection_v1_descriptor() -> None:
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindServiceByName(REFLECTION_V1)
+        return
+    except KeyError:
+        pass
+    proto = descriptor_pb2.FileDescriptorProto()
+    reflection_pb2.DESCRIPTOR.CopyToProto(proto)
+    old, new = ".grpc.reflection.v1alpha.", ".grpc.reflection.v1."
+    proto.name, proto.package = "grpc/reflection/v1/reflection.proto", "grpc.reflection.v1"
+    for message in proto.message_type:
+        for field in message.field:
+            if field.type_name.startswith(old):  # setting an empty type name would mark scalars as messages
+                field.type_name = new + field.type_name[len(old) :]
+    for service in proto.service:
+        for method in service.method:
+            method.input_type = method.input_type.replace(old, new)
+            method.output_type = method.output_type.replace(old, new)
+    pool.Add(proto)
+
+
 def build_grpc_server(
     rpcs: list[Rpc], address: str, edge: Edge, metrics: Metrics | None = None
 ) -> tuple[grpc.aio.Server, health_async.HealthServicer, int]:
@@ -169,10 +229,7 @@ def build_grpc_server(
     )
     health_servicer = health_async.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (*services, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
-        server,
-    )
+    _serve_reflection(server, (*services, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"could not bind gRPC to {address}")
