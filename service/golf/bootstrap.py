@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -130,6 +132,23 @@ def _take_interrupts(loop: asyncio.AbstractEventLoop, on_interrupt: Callable[[],
     threading.Thread(target=wait, name="sigint", daemon=True).start()
 
 
+STOP_MARGIN_SECONDS = 15.0
+"""How long past its drain and grace periods a stopping server may take before it is ended the hard way."""
+
+
+def _exit_if_stuck(seconds: float) -> None:
+    """A stop that has not ended ``seconds`` from now ends the process: a stuck thread must not keep a pod (or a
+    terminal) waiting for ever. Every acknowledged move is already committed, so nothing is lost."""
+
+    def watch() -> None:
+        time.sleep(seconds)
+        log.error("the server did not stop within %.0f s; exiting now", seconds)
+        logging.shutdown()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="stop-watchdog", daemon=True).start()
+
+
 async def serve(settings: Settings) -> None:
     """Serve REST and gRPC until SIGTERM or SIGINT, then finish requests in flight and exit."""
     stopping = asyncio.Event()
@@ -175,6 +194,7 @@ async def serve(settings: Settings) -> None:
     await asyncio.wait({http_task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
 
     log.info("shutting down: finishing requests in flight")
+    _exit_if_stuck(settings.shutdown_drain_seconds + settings.shutdown_grace_seconds + STOP_MARGIN_SECONDS)
     await readiness.stop()  # /readyz 503 and gRPC health NOT_SERVING before requests in flight finish
     watch_task.cancel()
     http.should_exit = True

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -29,13 +32,19 @@ INTERRUPTED = 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # ``kill -USR1 <pid>`` prints every thread's stack to stderr: the way to see where a stuck process is.
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:
         args = build_parser().parse_args(argv)
         code: int = args.func(args)
     except KeyboardInterrupt:
         # Ctrl-C (``make run`` while migrating, say) is the user's choice, not a crash: no traceback. ``golf serve``
-        # takes Ctrl-C itself once it is running, stops gracefully and exits 0.
-        return INTERRUPTED
+        # takes Ctrl-C itself once it is running, stops gracefully and exits 0. Interrupted half-way through
+        # starting up, threads and pools may be half made: leave at once rather than wait for them at exit.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(INTERRUPTED)
     return code
 
 

@@ -162,7 +162,7 @@ def _serve(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], 
         "GOLF_HOST": "127.0.0.1",
         "GOLF_HTTP_PORT": str(http_port),
         "GOLF_GRPC_PORT": str(grpc_port),
-        "GOLF_LOG_LEVEL": "warning",
+        "GOLF_LOG_LEVEL": "info",  # where it got to, should a test fail
         "GOLF_POOL_SIZE": "0",
         "GOLF_TOKEN_KEY": TEST_TOKEN_KEY,
         **UNLIMITED,
@@ -184,6 +184,8 @@ def _exit_code(proc: subprocess.Popen[bytes], log_path: Path) -> int:
     try:
         return proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGUSR1)  # every thread's stack into the log (faulthandler), to see why
+        time.sleep(1)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         raise AssertionError(f"did not stop after SIGINT:\n{log_path.read_text()}") from None
