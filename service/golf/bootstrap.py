@@ -132,6 +132,8 @@ def _take_interrupts(loop: asyncio.AbstractEventLoop, on_interrupt: Callable[[],
     threading.Thread(target=wait, name="sigint", daemon=True).start()
 
 
+EARLY_INTERRUPT = threading.Event()
+"""Set by ``golf serve`` when a Ctrl-C comes before ``serve`` has taken SIGINT over."""
 STOP_MARGIN_SECONDS = 15.0
 """How long past its drain and grace periods a stopping server may take before it is ended the hard way."""
 
@@ -157,6 +159,8 @@ async def serve(settings: Settings) -> None:
     _take_interrupts(loop, stopping.set)
     for sig in (signal.SIGTERM, signal.SIGINT):  # SIGINT: should it reach a thread that does not block it
         loop.add_signal_handler(sig, stopping.set)
+    if EARLY_INTERRUPT.is_set():  # Ctrl-C came while the process was getting here
+        stopping.set()
     container = build(settings)
     metrics = container.metrics
     rpcs = container.rpcs

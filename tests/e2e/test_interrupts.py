@@ -13,6 +13,7 @@ import random
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -271,3 +272,34 @@ def test_ctrl_c_while_migrating(tmp_path: Path, delay: float) -> None:
     text = out.decode(errors="replace")
     assert proc.returncode in QUIET_EXITS, (proc.returncode, text)
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
+
+
+_EARLY_CTRL_C = """
+import asyncio, os, signal, sys
+import golf.bootstrap as bootstrap
+real = bootstrap.serve
+
+async def serve_after_a_ctrl_c(settings):
+    os.kill(os.getpid(), signal.SIGINT)  # before serve has taken SIGINT over
+    await asyncio.sleep(0.2)
+    await real(settings)
+
+bootstrap.serve = serve_after_a_ctrl_c
+from golf.cli import main
+sys.exit(main(["serve"]))
+"""
+
+
+def test_a_ctrl_c_before_the_server_takes_sigint_over_stops_it_gracefully(tmp_path: Path) -> None:
+    """asyncio's runner would turn that Ctrl-C into a cancellation of the starting server (a library on the way
+    could swallow it and the server would serve on); it is noted instead, and the server stops once it is up."""
+    url = f"sqlite:///{tmp_path / 'golf.db'}"
+    migrate(url)
+    http_port, grpc_port = free_ports(2)
+    env = {**os.environ, "GOLF_DATABASE_URL": url, "GOLF_HOST": "127.0.0.1", "GOLF_HTTP_PORT": str(http_port),
+           "GOLF_GRPC_PORT": str(grpc_port), "GOLF_LOG_LEVEL": "info", "GOLF_POOL_SIZE": "0",
+           "GOLF_TOKEN_KEY": TEST_TOKEN_KEY}  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", _EARLY_CTRL_C], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "shutting down" in done.stderr and "stopped" in done.stderr, done.stderr
+    assert _errors_in(done.stderr) == [], done.stderr
