@@ -154,6 +154,16 @@ def test_calls_cut_short_by_their_deadlines_are_not_errors(server: Server, grpc_
 
 
 # -- Ctrl-C ------------------------------------------------------------------------------------------------------
+FROM_A_TERMINAL = [
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
+]
+"""Runs a command as a terminal starts it, with Ctrl-C at its default. A test run in the background (``make test
+&``, CI's runner) hands its children SIGINT ignored, as shells do for background jobs; the command would then
+rightly not see a Ctrl-C sent before it takes SIGINT over itself."""
+
+
 def _serve(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], int, int]:
     """``golf serve`` in a session of its own (its process group is the test's to signal, like a terminal's)."""
     http_port, grpc_port = free_ports(2)
@@ -169,7 +179,9 @@ def _serve(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], 
         **UNLIMITED,
     }
     with log_path.open("wb") as log:
-        proc = subprocess.Popen([GOLF, "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [*FROM_A_TERMINAL, GOLF, "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
     return proc, http_port, grpc_port
 
 
@@ -265,7 +277,9 @@ def test_ctrl_c_while_the_server_starts(tmp_path: Path, delay: float) -> None:
 @pytest.mark.parametrize("delay", [0.2, 0.45, 0.7])
 def test_ctrl_c_while_migrating(tmp_path: Path, delay: float) -> None:
     env = {**os.environ, "GOLF_DATABASE_URL": f"sqlite:///{tmp_path / 'golf.db'}"}
-    proc = subprocess.Popen([GOLF, "migrate"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [*FROM_A_TERMINAL, GOLF, "migrate"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
@@ -299,7 +313,9 @@ def test_a_ctrl_c_before_the_server_takes_sigint_over_stops_it_gracefully(tmp_pa
     env = {**os.environ, "GOLF_DATABASE_URL": url, "GOLF_HOST": "127.0.0.1", "GOLF_HTTP_PORT": str(http_port),
            "GOLF_GRPC_PORT": str(grpc_port), "GOLF_LOG_LEVEL": "info", "GOLF_POOL_SIZE": "0",
            "GOLF_TOKEN_KEY": TEST_TOKEN_KEY}  # fmt: skip
-    done = subprocess.run([sys.executable, "-c", _EARLY_CTRL_C], env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [*FROM_A_TERMINAL, sys.executable, "-c", _EARLY_CTRL_C], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert "shutting down" in done.stderr and "stopped" in done.stderr, done.stderr
     assert _errors_in(done.stderr) == [], done.stderr
