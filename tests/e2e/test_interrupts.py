@@ -185,12 +185,20 @@ def _serve(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], 
     return proc, http_port, grpc_port
 
 
-def _wait_serving(proc: subprocess.Popen[bytes], grpc_port: int, log_path: Path) -> None:
+def _wait_serving(proc: subprocess.Popen[bytes], grpc_port: int, log_path: Path, http_port: int = 0) -> None:
+    """Until gRPC health says SERVING and, given its port, REST answers (it starts a moment after gRPC)."""
     deadline = time.monotonic() + 60
-    while health_status(f"127.0.0.1:{grpc_port}") != 1:  # SERVING
+    while health_status(f"127.0.0.1:{grpc_port}") != 1 or (http_port and not _rest_answers(http_port)):  # SERVING
         assert proc.poll() is None, log_path.read_text()
         assert time.monotonic() < deadline, log_path.read_text()
         time.sleep(0.05)
+
+
+def _rest_answers(http_port: int) -> bool:
+    try:
+        return httpx.get(f"http://127.0.0.1:{http_port}/healthz", timeout=2).status_code == 200
+    except httpx.TransportError:
+        return False
 
 
 def _exit_code(proc: subprocess.Popen[bytes], log_path: Path) -> int:
@@ -221,7 +229,7 @@ def test_ctrl_c_stops_the_server_and_its_solver_processes_quietly(tmp_path: Path
     log_path = tmp_path / "serve.log"
     proc, http_port, grpc_port = _serve(url, log_path)
     try:
-        _wait_serving(proc, grpc_port, log_path)
+        _wait_serving(proc, grpc_port, log_path, http_port)
         client = Rest(f"http://127.0.0.1:{http_port}")
         game = client.create_game(pb.CreateGameRequest(preset="standard", winnable_only=False)).expect_ok().game
         client.hint(pb.HintRequest(game_id=game.id, idempotency_key="spawn")).expect_ok()  # a solver process runs
