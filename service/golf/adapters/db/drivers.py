@@ -31,7 +31,7 @@ from urllib.parse import quote
 import asyncpg
 
 from golf.adapters.db.urls import is_sqlite, sync_url
-from golf.app.errors import StorageUnavailable
+from golf.app.errors import Conflict, StorageUnavailable
 
 log = logging.getLogger("golf.db")
 
@@ -331,7 +331,7 @@ def _sqlite_arg(value: Any) -> Any:
 
 
 # SQLite's primary result codes (the low byte of an extended one) of a database that cannot be used right now.
-_SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 10, 13, 14
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 5, 6, 10, 13, 14
 
 
 def _sqlite_unusable(err: sqlite3.Error) -> bool:
@@ -341,6 +341,14 @@ def _sqlite_unusable(err: sqlite3.Error) -> bool:
         return code & 0xFF in (_SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN)
     text = str(err)
     return text in ("disk I/O error", "unable to open database file") or text.startswith("database or disk is full")
+
+
+def _sqlite_busy(err: sqlite3.OperationalError) -> bool:
+    """SQLITE_BUSY or SQLITE_LOCKED: the database is locked by another connection."""
+    code = getattr(err, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return str(err).startswith(("database is locked", "database table is locked"))
 
 
 class _SqliteTransaction:
@@ -355,6 +363,10 @@ class _SqliteTransaction:
         if _sqlite_unusable(err):
             # Reads may still work when writes fail (a full disk, failing writes): only a write ends the outage.
             raise self.outage.lost(str(err), until_write=True) from err
+        if _sqlite_busy(err):
+            # Another process (a second server on the file, a migration, a shell) held the write lock past the
+            # busy timeout: the request is safe to retry, as after any lost race.
+            raise Conflict("the database is busy with another writer; retry") from err
         raise err
 
     def _run(self, sql: str, args: tuple[Any, ...]) -> sqlite3.Cursor:
@@ -412,8 +424,9 @@ class SqliteDriver:
     unreachable; when the same file is back, the connection goes on; when another file is there, it is opened.
     """
 
-    def __init__(self, url: str, synchronous: str = "FULL") -> None:
+    def __init__(self, url: str, synchronous: str = "FULL", busy_timeout_ms: int = 5000) -> None:
         self.url = url
+        self._busy_timeout_ms = busy_timeout_ms
         database = sync_url(url).database or ""
         self._synchronous = synchronous
         self._path: str | None = None
@@ -431,7 +444,7 @@ class SqliteDriver:
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={self._synchronous}")
-            conn.execute("PRAGMA busy_timeout=5000")
+            conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
             conn.execute("PRAGMA foreign_keys=ON")
         except BaseException:
             conn.close()
@@ -471,6 +484,8 @@ class SqliteDriver:
             self._lock.release()
             if _sqlite_unusable(err):
                 raise self.outage.lost(str(err)) from err
+            if _sqlite_busy(err):
+                raise Conflict("the database is busy with another writer; retry") from err
             raise
         except BaseException:
             self._lock.release()
