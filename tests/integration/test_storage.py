@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -226,3 +227,10 @@ async def test_two_requests_for_the_next_hole_start_one_hole(database: Database)
     assert first[1].game.id == second[1].game.id and first[1].game.hole == 2
     final = await both.rounds.get_round(PLAYER, snap.round.id)
     assert [h.game.hole for h in final.holes] == [1, 2]
+
+
+def test_migrate_makes_the_sqlite_directory(tmp_path: Path) -> None:
+    """``golf migrate`` into a directory that does not exist yet makes it (it printed a long traceback)."""
+    url = f"sqlite:///{tmp_path / 'new' / 'dir' / 'golf.db'}"
+    upgrade(url)
+    assert (tmp_path / "new" / "dir" / "golf.db").exists() and at_head(url)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import date
 from typing import Any
 
-from golf.app.errors import DealUnavailable, InvalidArgument
+from golf.app.errors import DealUnavailable, InvalidArgument, StorageUnavailable
 from golf.app.ports import AlreadyStored, Clock, RateLimiter, Solver, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.records import DealRecord, Verdict
@@ -256,6 +256,8 @@ class Dealer:
                 added = await self.refill_once()
             except asyncio.CancelledError:
                 raise
+            except StorageUnavailable:
+                added = 0  # the outage is logged once where it is noticed; the refill waits for the database
             except Exception:
                 log.exception("refilling the deal pool failed")
                 added = 0

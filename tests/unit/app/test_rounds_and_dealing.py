@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 import pytest
 
-from golf.app.dealing import DealSettings
-from golf.app.errors import DealUnavailable, InvalidArgument, RoundOver
+from golf.app.dealing import Dealer, DealSettings
+from golf.app.errors import DealUnavailable, InvalidArgument, RoundOver, StorageUnavailable
 from golf.app.identity import Caller
 from golf.app.services import Services, build_services
 from golf.app.solving import InlineSolver
@@ -124,3 +125,27 @@ async def test_round_options(services: Services) -> None:
     with pytest.raises(InvalidArgument) as err:
         await services.rounds.create_round(ANN, "wrap", holes=10)
     assert err.value.field == "holes"
+
+
+async def test_the_refill_waits_out_a_database_outage_quietly(
+    clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An outage is logged once where it is noticed (the driver); the refill loop does not add a traceback a try."""
+
+    class Down:
+        def __call__(self) -> Down:
+            return self
+
+        async def __aenter__(self) -> Down:
+            raise StorageUnavailable("connection refused")
+
+        async def __aexit__(self, *_exc: object) -> None:
+            return None
+
+    dealer = Dealer(Down(), clock, InlineSolver(), DealSettings(pool_size=1))  # type: ignore[arg-type]
+    task = asyncio.create_task(dealer.refill_forever(idle_seconds=0.01))
+    await asyncio.sleep(0.1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not [r for r in caplog.records if "refilling the deal pool failed" in r.getMessage()]

@@ -23,7 +23,10 @@ def alembic_config(url: str) -> Config:
 
 
 def upgrade(url: str, revision: str = "head") -> None:
-    """Apply migrations up to ``revision``. Creates the SQLite file if it does not exist."""
+    """Apply migrations up to ``revision``. Creates the SQLite file, and its directory, if they do not exist."""
+    target = sync_url(url)
+    if target.get_backend_name() == "sqlite" and target.database and target.database != ":memory:":
+        Path(target.database).parent.mkdir(parents=True, exist_ok=True)
     command.upgrade(alembic_config(url), revision)
 
 
