@@ -275,6 +275,17 @@ def _check_standard_details(status: Any, error: errors_pb2.Error) -> None:
         assert [v.field for v in violations.field_violations] == [error.field]
 
 
+def _sign_in(client: Client, sign_in: bool, display_name: str, as_: Client | None) -> None:
+    """Make ``client`` the player ``as_`` is, or a new guest (``sign_in``), or leave it without a token."""
+    if as_ is not None:
+        client.use_token(as_.token)
+        client.player_id, client.refresh_token = as_.player_id, as_.refresh_token
+    elif sign_in:
+        guest = client.create_guest(player_service_pb2.CreateGuestRequest(display_name=display_name)).expect_ok()
+        client.use_token(guest.credentials.access_token)
+        client.player_id, client.refresh_token = guest.player.id, guest.credentials.refresh_token
+
+
 class Rest:
     """The REST gateway through httpx; bodies are parsed strictly into the proto messages. It signs in as a new
     guest first (``sign_in=False`` to call without a token)."""
@@ -284,13 +295,7 @@ class Rest:
     def __init__(self, base_url: str, sign_in: bool = True, display_name: str = "", as_: Client | None = None) -> None:
         self.http = httpx.Client(base_url=base_url, timeout=30)
         self.player_id = self.refresh_token = self.token = ""
-        if as_ is not None:  # the same player as another client
-            self.use_token(as_.token)
-            self.player_id, self.refresh_token = as_.player_id, as_.refresh_token
-        elif sign_in:
-            guest = self.create_guest(player_service_pb2.CreateGuestRequest(display_name=display_name)).expect_ok()
-            self.use_token(guest.credentials.access_token)
-            self.player_id, self.refresh_token = guest.player.id, guest.credentials.refresh_token
+        _sign_in(self, sign_in, display_name, as_)
 
     def use_token(self, token: str | None) -> None:
         """Send ``token`` as the bearer token from now on (None: no authorization header)."""
@@ -421,13 +426,7 @@ class Grpc:
         self.players = player_service_pb2_grpc.PlayerServiceStub(self.channel)
         self.metadata: tuple[tuple[str, str], ...] = ()
         self.player_id = self.refresh_token = self.token = ""
-        if as_ is not None:  # the same player as another client
-            self.use_token(as_.token)
-            self.player_id, self.refresh_token = as_.player_id, as_.refresh_token
-        elif sign_in:
-            guest = self.create_guest(player_service_pb2.CreateGuestRequest(display_name=display_name)).expect_ok()
-            self.use_token(guest.credentials.access_token)
-            self.player_id, self.refresh_token = guest.player.id, guest.credentials.refresh_token
+        _sign_in(self, sign_in, display_name, as_)
 
     def use_token(self, token: str | None) -> None:
         """Send ``token`` as the bearer token from now on (None: no authorization metadata)."""

@@ -16,17 +16,6 @@ from golf.app.errors import RateLimited
 KEY = "player-1234"
 
 
-async def test_lets_the_allowance_through_and_refuses_the_next() -> None:
-    limits = Limits({"player": "3/second"})
-    for _ in range(3):
-        await limits.hit("player", KEY)
-    with pytest.raises(RateLimited) as refused:
-        await limits.hit("player", KEY)
-    assert 0 < refused.value.retry_after <= 1
-    assert "at most 3 per 1 second" in refused.value.message
-    assert KEY not in refused.value.message  # nothing the client sent is echoed
-
-
 async def test_keys_are_counted_apart() -> None:
     limits = Limits({"player": "3/second"})
     for _ in range(3):
@@ -43,37 +32,6 @@ async def test_limits_are_counted_apart() -> None:
     await limits.hit("create", KEY)  # same key, another limit: its own window
     with pytest.raises(RateLimited):
         await limits.hit("create", KEY)
-
-
-async def test_recovers_when_the_window_has_moved_on() -> None:
-    limits = Limits({"player": "3/second"})
-    for _ in range(3):
-        await limits.hit("player", KEY)
-    with pytest.raises(RateLimited) as refused:
-        await limits.hit("player", KEY)
-    await asyncio.sleep(refused.value.retry_after + 0.1)
-    for _ in range(3):
-        await limits.hit("player", KEY)
-    with pytest.raises(RateLimited):
-        await limits.hit("player", KEY)
-
-
-async def test_every_window_of_a_rule_must_have_room() -> None:
-    limits = Limits({"player": "2/second;3/minute"})
-    await limits.hit("player", KEY)
-    await limits.hit("player", KEY)
-    for _ in range(3):  # refused by the second window; these must not use up the minute's allowance
-        with pytest.raises(RateLimited) as refused:
-            await limits.hit("player", KEY)
-        assert 0 < refused.value.retry_after <= 1
-        assert "at most 2 per 1 second" in refused.value.message
-    await asyncio.sleep(1.1)
-    await limits.hit("player", KEY)  # the minute's third
-    with pytest.raises(RateLimited) as refused:
-        await limits.hit("player", KEY)
-    assert 55 < refused.value.retry_after <= 60
-    assert "at most 3 per 1 minute" in refused.value.message
-    assert "retry in 60 s" in refused.value.message or "retry in 59 s" in refused.value.message
 
 
 async def test_retry_after_is_the_longest_full_window() -> None:

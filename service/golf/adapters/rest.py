@@ -186,7 +186,6 @@ def build_rest_app(
     """The FastAPI app serving every RPC at its REST route, with OpenAPI at ``/openapi.json`` and ``/docs``,
     and the operations endpoints ``/healthz``, ``/readyz`` and ``/metrics``; bodies over ``max_body_bytes`` are
     refused with 413."""
-    limit = max_body_bytes
     app = FastAPI(
         title="Golf game service",
         version="1.0.0",
@@ -199,7 +198,7 @@ def build_rest_app(
     # would only cost time (about 40 us a request, measured). The OpenAPI document is built from the RPC table.
     for rpc in rpcs:
         app.router.routes.append(
-            Route(rpc.http_path, _route(rpc, edge, metrics, limit), methods=[rpc.http_method], name=rpc.name)
+            Route(rpc.http_path, _route(rpc, edge, metrics, max_body_bytes), methods=[rpc.http_method], name=rpc.name)
         )
     _operations(app, metrics, readiness)
     _routing_refusals(app)

@@ -133,24 +133,27 @@ def to_api_error(err: AppError) -> ApiError:
         body = errors_pb2.Error(reason=R.ERROR_REASON_PERMISSION_DENIED, message=err.message)
         return ApiError(body, grpc.StatusCode.PERMISSION_DENIED, 403)
     if isinstance(err, RateLimited):
-        body = errors_pb2.Error(reason=R.ERROR_REASON_RATE_LIMITED, message=err.message)
-        body.retry_delay.FromNanoseconds(int(err.retry_after * 1e9))
-        return ApiError(body, grpc.StatusCode.RESOURCE_EXHAUSTED, 429, retry_after=err.retry_after)
+        return _retry_later(
+            R.ERROR_REASON_RATE_LIMITED, err.message, err.retry_after, grpc.StatusCode.RESOURCE_EXHAUSTED, 429
+        )
     if isinstance(err, DealUnavailable):
         # The solver's budget ran out, not a fault of the request: retrying may succeed.
         body = errors_pb2.Error(reason=R.ERROR_REASON_DEAL_UNAVAILABLE, message=err.message)
         return ApiError(body, grpc.StatusCode.UNAVAILABLE, 503)
-    if isinstance(err, SolverBusy):
-        # Every player's searches share the solver: its queue is full, not the request at fault.
-        body = errors_pb2.Error(reason=R.ERROR_REASON_UNAVAILABLE, message=err.message)
-        body.retry_delay.FromNanoseconds(int(err.retry_after * 1e9))
-        return ApiError(body, grpc.StatusCode.UNAVAILABLE, 503, retry_after=err.retry_after)
-    if isinstance(err, StorageUnavailable):
-        # The database is down or out of reach: the same request (same idempotency key) may succeed shortly.
-        body = errors_pb2.Error(reason=R.ERROR_REASON_UNAVAILABLE, message=err.message)
-        body.retry_delay.FromNanoseconds(int(err.retry_after * 1e9))
-        return ApiError(body, grpc.StatusCode.UNAVAILABLE, 503, retry_after=err.retry_after)
+    if isinstance(err, SolverBusy | StorageUnavailable):
+        # The solver's queue is full, or the database is out of reach: not the request at fault; the same request
+        # (same idempotency key) may succeed shortly.
+        return _retry_later(R.ERROR_REASON_UNAVAILABLE, err.message, err.retry_after, grpc.StatusCode.UNAVAILABLE, 503)
     return internal_error()
+
+
+def _retry_later(
+    reason: errors_pb2.ErrorReason.ValueType, message: str, seconds: float, code: grpc.StatusCode, status: int
+) -> ApiError:
+    """A refusal the client should retry after ``seconds`` (``retry_delay``; Retry-After / RetryInfo)."""
+    body = errors_pb2.Error(reason=reason, message=message)
+    body.retry_delay.FromNanoseconds(int(seconds * 1e9))
+    return ApiError(body, code, status, retry_after=seconds)
 
 
 def internal_error() -> ApiError:
