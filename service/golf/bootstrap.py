@@ -34,6 +34,7 @@ from golf.api.player_handlers import PlayerHandlers
 from golf.api.rpc import Rpc
 from golf.app.dealing import Dealer, DealSettings
 from golf.app.services import build_services
+from golf.interrupts import EARLY_INTERRUPT
 
 log = logging.getLogger("golf")
 
@@ -132,8 +133,6 @@ def _take_interrupts(loop: asyncio.AbstractEventLoop, on_interrupt: Callable[[],
     threading.Thread(target=wait, name="sigint", daemon=True).start()
 
 
-EARLY_INTERRUPT = threading.Event()
-"""Set by ``golf serve`` when a Ctrl-C comes before ``serve`` has taken SIGINT over."""
 STOP_MARGIN_SECONDS = 15.0
 """How long past its drain and grace periods a stopping server may take before it is ended the hard way."""
 

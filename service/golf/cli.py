@@ -10,6 +10,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from golf.interrupts import EARLY_INTERRUPT, note_interrupts, raise_interrupts
+
 # Each module defines ``register(subparsers)``, which adds its parser and sets ``func`` (args -> exit code).
 COMMAND_MODULES = (
     "golf.commands.serve",
@@ -35,8 +37,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # ``kill -USR1 <pid>`` prints every thread's stack to stderr: the way to see where a stuck process is.
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, all_threads=True)
+    # Until the command is chosen and its modules imported, Ctrl-C is noted rather than raised (see golf.interrupts).
+    note_interrupts()
     try:
         args = build_parser().parse_args(argv)
+        if not getattr(args, "takes_interrupts", False):  # ``golf serve`` takes SIGINT over itself
+            raise_interrupts()
+            if EARLY_INTERRUPT.is_set():
+                raise KeyboardInterrupt
         code: int = args.func(args)
     except KeyboardInterrupt:
         # Ctrl-C (``make run`` while migrating, say) is the user's choice, not a crash: no traceback. ``golf serve``
