@@ -18,8 +18,13 @@ RUN python -m venv /opt/gen \
 COPY proto/ proto/
 COPY service/golf/ service/golf/
 COPY migrations/ migrations/
-RUN /opt/gen/bin/python -m grpc_tools.protoc -Iproto --python_out=service --grpc_python_out=service proto/golf/v1/*.proto \
-    && /opt/venv/bin/python -m compileall -q service/golf migrations
+# As `make gen` does: our code, protovalidate's rules module (buf.validate) and the contract with its comments.
+RUN /opt/gen/bin/python -m grpc_tools.protoc -Iproto/vendor -Iproto --python_out=service --grpc_python_out=service \
+        proto/golf/v1/*.proto \
+    && /opt/gen/bin/python -m grpc_tools.protoc -Iproto/vendor --python_out=service buf/validate/validate.proto \
+    && /opt/gen/bin/python -m grpc_tools.protoc -Iproto/vendor -Iproto --include_imports --include_source_info \
+        --descriptor_set_out=service/golf/v1/contract.binpb proto/golf/v1/*.proto \
+    && /opt/venv/bin/python -m compileall -q service/golf service/buf migrations
 
 # -- final: the venv, the package and the migrations; no compilers, no pip cache, no tests ----------------------
 FROM ${PYTHON_IMAGE}
@@ -31,6 +36,7 @@ RUN groupadd --system --gid 10001 golf \
 COPY --from=build /opt/venv /opt/venv
 # The repository's layout under /app: golf.adapters.db.migrate finds /app/migrations beside /app/service.
 COPY --from=build /src/service/golf /app/service/golf
+COPY --from=build /src/service/buf /app/service/buf
 COPY --from=build /src/migrations /app/migrations
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONPATH=/app/service \

@@ -4,10 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/golf/v1/*.proto)
+VENDOR_PROTOS := $(shell find proto/vendor -name '*.proto')
 GEN_STAMP := service/golf/v1/.generated
+CONTRACT := service/golf/v1/contract.binpb
 BUF := node_modules/.bin/buf
 
-.PHONY: run test install gen lint typecheck buf buf-breaking hadolint pytest bench clean
+.PHONY: run test install gen lint typecheck buf buf-breaking hadolint chromium pytest bench clean
 
 run: install
 	$(VENV)/bin/golf migrate
@@ -23,10 +25,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-# Protobuf and gRPC code is generated at install time, never committed, so it can never be stale.
-$(GEN_STAMP): $(PROTOS) $(STAMP)
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(PY) -m grpc_tools.protoc -Iproto --python_out=service --mypy_out=service \
-	  --grpc_python_out=service --mypy_grpc_out=service $(PROTOS)
+# Protobuf and gRPC code is generated at install time, never committed, so it can never be stale. Beside it:
+# protovalidate's rules module (buf.validate, imported by ours) and the contract as a descriptor set with its
+# comments, from which the REST gateway's OpenAPI document takes each field's description. proto/vendor holds the
+# other projects' files the contract imports (google.api's Python code comes from googleapis-common-protos).
+$(GEN_STAMP): $(PROTOS) $(VENDOR_PROTOS) $(STAMP)
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(PY) -m grpc_tools.protoc -Iproto/vendor -Iproto \
+	  --python_out=service --mypy_out=service --grpc_python_out=service --mypy_grpc_out=service $(PROTOS)
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(PY) -m grpc_tools.protoc -Iproto/vendor --python_out=service --mypy_out=service \
+	  buf/validate/validate.proto
+	$(PY) -m grpc_tools.protoc -Iproto/vendor -Iproto --include_imports --include_source_info \
+	  --descriptor_set_out=$(CONTRACT) $(PROTOS)
 	touch $(GEN_STAMP)
 
 gen: $(GEN_STAMP)
@@ -49,6 +58,8 @@ buf: $(BUF)
 # API compatibility: the contract must not break apps built against the last commit of main before this change.
 # On a branch that is the merge base with main; when HEAD is main itself (CI runs on a clone of main) it is HEAD's
 # first parent. BUF_AGAINST=<commit> overrides it (a CI that knows the pushed range: its first commit's parent).
+# Both sides are built as whole images (the contract and the files it imports from proto/vendor, which is a module
+# of its own, and which earlier commits lack); only golf/ is compared.
 buf-breaking: $(BUF)
 	@against="$${BUF_AGAINST:-}"; \
 	if [ -z "$$against" ]; then \
@@ -57,17 +68,27 @@ buf-breaking: $(BUF)
 	  else against=$$(git rev-parse -q --verify 'HEAD~1^{commit}'); fi; \
 	fi; \
 	if [ -z "$$against" ]; then echo "buf breaking: no earlier commit to compare with"; exit 0; fi; \
-	echo "buf breaking proto --against .git#ref=$$against"; \
-	$(BUF) breaking proto --against ".git#ref=$$against,subdir=proto"
+	echo "buf breaking: the contract against $$against"; \
+	images=$$(mktemp -d); trap 'rm -rf "$$images"' EXIT; \
+	$(BUF) build . -o "$$images/now.binpb" && $(BUF) build ".git#ref=$$against" -o "$$images/then.binpb" && \
+	$(BUF) breaking "$$images/now.binpb" --against "$$images/then.binpb" --exclude-path buf --exclude-path google \
+	  --config '{"version": "v2", "breaking": {"use": ["FILE"]}}'
 
 hadolint: install
 	$(VENV)/bin/hadolint Dockerfile
 
-pytest: install
-	$(VENV)/bin/pytest -q -n 2 --dist loadgroup
+# Debian's Chromium, for the browser test of /docs and /redoc (Playwright drives it; it never downloads a browser).
+chromium:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
+	  else echo "chromium is missing and neither root nor sudo can install it: the browser test will skip" >&2; exit 0; fi; \
+	  $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+pytest: install chromium
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(VENV)/bin/pytest -q -n 2 --dist loadgroup
 
 bench: install
 	$(PY) bench/playmove.py
 
 clean:
-	rm -rf $(VENV) node_modules service/golf/v1/*_pb2*.py* $(GEN_STAMP) golf.db
+	rm -rf $(VENV) node_modules service/golf/v1/*_pb2*.py* service/buf $(CONTRACT) $(GEN_STAMP) golf.db

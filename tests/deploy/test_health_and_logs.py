@@ -14,6 +14,7 @@ from golf.adapters.health import Readiness
 from golf.adapters.logs import JsonFormatter, accept_request_id, request_id
 from golf.adapters.metrics import Metrics
 from golf.api.rpc import Rpc
+from golf.v1 import solitaire_service_pb2 as pb
 
 
 async def test_ready_only_at_head_or_newer(database_url: str) -> None:
@@ -80,7 +81,11 @@ async def test_moves_counted_once_per_stored_move() -> None:
     async def handler(_req: Any, _ctx: Any) -> Any:
         return next(replies)
 
-    rpcs = [Rpc("S", name, object, object, "POST", "/x", "", handler) for name in ("PlayMove", "AutoPlay")]  # type: ignore[arg-type]
+    service = "golf.v1.SolitaireService"
+    rpcs = [
+        Rpc(service, n, getattr(pb, f"{n}Request"), getattr(pb, f"{n}Response"), handler)
+        for n in ("PlayMove", "AutoPlay")
+    ]
     play, auto = metrics.count_moves(rpcs)
     for call in (play, play, auto, auto):
         await call.handler(None, None)

@@ -34,7 +34,7 @@ from tests.deploy.support import ROOT, container_env, dockerfile, one, render
 pytestmark = pytest.mark.xdist_group("image")
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
-IGNORED = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", ".generated", ".pyc")
+IGNORED = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", ".generated", ".binpb", ".pyc")
 
 
 def _free_ports(n: int) -> list[int]:
@@ -71,10 +71,12 @@ def lay_out_image(tmp: Path) -> tuple[Path, dict[str, str], list[str], list[str]
 
     for _, source, dest in build.copies:
         _copy(ROOT / source, local(dest, tmp, build.workdir), into=dest.endswith(("/", ".")), context=True)
-    (protoc,) = [part for run in build.runs for part in run.split("&&") if "grpc_tools.protoc" in part]
-    argv = shlex.split(protoc)
-    argv = [sys.executable, *[a for arg in argv[1:] for a in (sorted(glob.glob(arg, root_dir=src)) or [arg])]]
-    subprocess.run(argv, cwd=src, check=True)
+    protocs = [part for run in build.runs for part in run.split("&&") if "grpc_tools.protoc" in part]
+    assert protocs, "the build stage generates no code"
+    for protoc in protocs:
+        argv = shlex.split(protoc)
+        argv = [sys.executable, *[a for arg in argv[1:] for a in (sorted(glob.glob(arg, root_dir=src)) or [arg])]]
+        subprocess.run(argv, cwd=src, check=True)
     for stage, source, dest in final.copies:
         assert stage == build.name, f"COPY --from={stage}"
         if source.startswith("/opt/venv"):

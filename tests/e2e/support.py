@@ -59,7 +59,7 @@ ERROR_TABLE: dict[int, tuple[grpc.StatusCode, int]] = {
     R.ERROR_REASON_UNDO_LIMIT_REACHED: (grpc.StatusCode.FAILED_PRECONDITION, 409),
     R.ERROR_REASON_NOTHING_TO_PLAY: (grpc.StatusCode.FAILED_PRECONDITION, 409),
     R.ERROR_REASON_ROUND_OVER: (grpc.StatusCode.FAILED_PRECONDITION, 409),
-    R.ERROR_REASON_DEAL_UNAVAILABLE: (grpc.StatusCode.UNAVAILABLE, 503),
+    R.ERROR_REASON_DEAL_UNAVAILABLE: (grpc.StatusCode.FAILED_PRECONDITION, 422),
     R.ERROR_REASON_UNAUTHENTICATED: (grpc.StatusCode.UNAUTHENTICATED, 401),
     R.ERROR_REASON_PERMISSION_DENIED: (grpc.StatusCode.PERMISSION_DENIED, 403),
     R.ERROR_REASON_RATE_LIMITED: (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
@@ -261,9 +261,10 @@ def _json(message: Message) -> str:
 
 
 def _check_standard_details(status: Any, error: errors_pb2.Error) -> None:
-    """The details any gRPC client library reads: ErrorInfo (reason and domain), BadRequest for a field."""
+    """The details any gRPC client library reads (and a REST body's ``details``): ErrorInfo (reason and domain)
+    first, BadRequest for a field."""
     infos = [d for d in status.details if d.Is(error_details_pb2.ErrorInfo.DESCRIPTOR)]
-    assert len(infos) == 1, status
+    assert len(infos) == 1 and status.details[0] == infos[0], status
     info = error_details_pb2.ErrorInfo()
     infos[0].Unpack(info)
     assert info.domain == "golf.v1" and "ERROR_REASON_" + info.reason == R.Name(error.reason), info
@@ -322,6 +323,9 @@ class Rest:
         assert resp.status_code != 500, f"500 from {resp.request.method} {resp.request.url}: {text}"
         err = errors_pb2.Error()
         json_format.Parse(text, err)
+        # The standard details, as a gRPC client finds them in its google.rpc.Status.
+        assert err.status in grpc.StatusCode.__members__, (err.status, text[:300])
+        _check_standard_details(status_pb2.Status(code=grpc.StatusCode[err.status].value[0], details=err.details), err)
         return Reply("rest", error=err, http_status=resp.status_code, raw=text, headers=dict(resp.headers))
 
     def post(self, path: str, body: Message | dict[str, Any], response: type[Message]) -> Reply:
@@ -458,6 +462,10 @@ class Grpc:
         packed = [d for d in status.details if d.Is(errors_pb2.Error.DESCRIPTOR)]
         assert len(packed) == 1 and packed[0].value == trailers[ERROR_TRAILER]
         _check_standard_details(status, errors_pb2.Error.FromString(trailers[ERROR_TRAILER]))
+        assert error.status == code.name and not error.details, error
+        # The Error as REST sends it: with the status's standard details (all but the Error itself), so replies of
+        # the two transports compare whole.
+        error.details.extend(d for d in status.details if not d.Is(errors_pb2.Error.DESCRIPTOR))
         shown = (ERROR_TRAILER, STATUS_TRAILER)
         raw = " ".join(
             [details, _json(error), _json(status), *(f"{k}={v!r}" for k, v in trailers.items() if k not in shown)]

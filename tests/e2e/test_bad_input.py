@@ -60,8 +60,13 @@ def test_forged_page_tokens_are_invalid(client: Client, when: str) -> None:
 def test_long_ids_are_not_echoed_back(client: Client) -> None:
     long_id = "g" * 1500
     reply = client.get_game(long_id)
-    error = reply.expect_error(R.ERROR_REASON_NOT_FOUND)
+    # Ids are at most 64 characters (the contract's rule): refused before any lookup, naming the field.
+    error = reply.expect_error(R.ERROR_REASON_INVALID_ARGUMENT)
+    assert error.field == "gameId" and "64" in error.message
     assert len(error.message) < 200 and long_id not in reply.raw
+    unknown = "g" * 64
+    error = client.get_game(unknown).expect_error(R.ERROR_REASON_NOT_FOUND)
+    assert len(error.message) < 200
     game = quick_game(client)
     key = "k" * 128
     client.play_move(move_request(game, game.legal_moves[0], key=key)).expect_ok()

@@ -54,13 +54,13 @@ def test_undecodable_request_without_a_token_is_unauthenticated_first(server: Se
         anonymous.close()
 
 
-def test_a_game_id_of_megabytes_is_not_found_with_small_trailers(grpc_client: Grpc) -> None:
+def test_a_game_id_of_megabytes_is_refused_with_small_trailers(grpc_client: Grpc) -> None:
     huge = "g" * (3 * 1024 * 1024)
     try:
         grpc_client.stub.GetGame(pb.GetGameRequest(game_id=huge), metadata=grpc_client.metadata, timeout=30)
     except grpc.RpcError as err:
         reply = Grpc.error_reply(err)
-        reply.expect_error(Reason.ERROR_REASON_NOT_FOUND)
+        assert reply.expect_error(Reason.ERROR_REASON_INVALID_ARGUMENT).field == "gameId"  # at most 64 characters
         assert len((err.details() or "").encode()) < SMALL
         trailers: dict[str, Any] = dict(err.trailing_metadata() or ())  # type: ignore[arg-type]
         assert len(trailers[ERROR_TRAILER]) < SMALL and len(trailers[STATUS_TRAILER]) < SMALL

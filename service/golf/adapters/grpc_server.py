@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from time import perf_counter
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool
-from google.protobuf.message import Message
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+from google.protobuf import descriptor_pb2, descriptor_pool
+from google.rpc import code_pb2, status_pb2
 from grpc_health.v1 import _async as health_async
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import _async as reflection_aio
@@ -19,9 +19,10 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_g
 from golf.adapters.edge import Edge, grpc_peer_address
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request_id, request_id
 from golf.adapters.metrics import Metrics
+from golf.api.error_details import pack, standard_details
 from golf.api.errors import ApiError, internal_error, invalid, to_api_error
 from golf.api.rpc import Rpc
-from golf.api.text import check_text
+from golf.api.validation import check_request
 from golf.app.errors import AppError
 from golf.v1 import errors_pb2, player_service_pb2, solitaire_service_pb2
 
@@ -94,35 +95,13 @@ def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> tuple[str, str | N
     return rid or new_request_id(), authorization
 
 
-ERROR_DOMAIN = "golf.v1"
-"""``ErrorInfo.domain`` of every refusal: the reasons are those of ``golf.v1.ErrorReason``."""
-
-
 def rich_status(failure: ApiError) -> bytes:
     """The standard ``google.rpc.Status`` of a refusal (gRPC's rich error model, as Google's APIs send it), read by
-    any gRPC client's status library, grpcurl and buf curl: ``ErrorInfo`` (the reason without its prefix, our
-    domain, the field), ``BadRequest`` naming the field of an invalid argument, ``RetryInfo`` when the client
-    should wait, and the whole ``golf.v1.Error``."""
+    any gRPC client's status library, grpcurl and buf curl: the standard details of ``standard_details`` (the same
+    list a REST body carries in ``Error.details``), then the whole ``golf.v1.Error`` (as in ``golf-error-bin``)."""
     body = failure.body
     status = status_pb2.Status(code=failure.code.value[0], message=body.message)
-    info = error_details_pb2.ErrorInfo(
-        reason=errors_pb2.ErrorReason.Name(body.reason).removeprefix("ERROR_REASON_"), domain=ERROR_DOMAIN
-    )
-    if body.field:
-        info.metadata["field"] = body.field
-    details: list[Message] = [info]
-    if body.field and failure.code == grpc.StatusCode.INVALID_ARGUMENT:
-        violation = error_details_pb2.BadRequest.FieldViolation(field=body.field, description=body.message)
-        details.append(error_details_pb2.BadRequest(field_violations=[violation]))
-    if failure.retry_after is not None:
-        retry = error_details_pb2.RetryInfo()
-        retry.retry_delay.FromNanoseconds(int(failure.retry_after * 1e9))
-        details.append(retry)
-    details.append(body)
-    for detail in details:
-        packed = any_pb2.Any()
-        packed.Pack(detail)
-        status.details.append(packed)
+    status.details.extend(pack([*standard_details(failure), body]))
     assert status.code != code_pb2.OK
     raw: bytes = status.SerializeToString()
     return raw
@@ -141,8 +120,15 @@ def _unary(
             ctx = await edge.admit(rpc, authorization, grpc_peer_address(context.peer()))
             if type(request) is _Undecodable:
                 raise invalid("", f"the request is not a valid {request.type_name}")
-            check_text(request)
+            check_request(request)
             reply = await rpc.handler(request, ctx)
+        except asyncio.CancelledError:
+            # grpc.aio cancels the handler when the client cancels the call or its deadline passes (the client
+            # may cancel before the server's own timer fires, so the two are not told apart): the cancellation
+            # goes on into the solver's queue and its worker, whose search stops. Not an error of the server's.
+            if observe is not None:
+                observe("CANCELLED", perf_counter() - start)
+            raise
         except ApiError as err:
             failure = err
         except AppError as err:

@@ -3,8 +3,14 @@
 ``json_format`` reports paths inconsistently (oneof members and enums lose parts of the path), so the JSON is
 first checked against the message descriptor here; whatever passes is then parsed by ``json_format``.
 
-Every piece of client text an error carries (an unknown key in ``field`` and the message, a value in the message) is
-cut to ``MAX_ECHO`` characters: a refusal never sends back more than a short prefix of what the client sent.
+Keys the message does not have, at any depth, are ignored as binary protobuf ignores unknown fields (an app built
+against a newer contract keeps working with an older server) and returned by the parse as JSON paths, for the
+gateway to name in the ``x-golf-unknown-fields`` header (``unknown_fields_header``). A field is known by its
+lowerCamelCase JSON name and by its proto (snake_case) name, as every proto3 JSON parser takes both; paths, in
+errors and in the header, name known fields by their JSON name, and unknown keys as sent.
+
+Every piece of client text an error or the header carries (an unknown key, a value in the message) is cut to
+``MAX_ECHO`` characters: a reply never sends back more than a short prefix of what the client sent.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 from google.protobuf import duration_pb2, json_format, timestamp_pb2
@@ -34,6 +41,13 @@ _SPECIAL_FLOATS = {"NaN", "Infinity", "-Infinity"}
 MAX_ECHO = 64
 """The most characters of any one client string an error message or ``field`` repeats."""
 ELLIPSIS = "…"
+UNKNOWN_FIELDS_HEADER = "x-golf-unknown-fields"
+"""The response header naming the keys of the request that the message does not have (and that were ignored)."""
+MAX_UNKNOWN_SHOWN = 10
+"""The most unknown keys the header names; more are counted (``+3 more``)."""
+MAX_UNKNOWN_HEADER = 1024
+"""The most characters of the header's names (the first is always named): response headers must stay well under
+what proxies take (nginx's default buffer for them is 4 KiB)."""
 
 
 def clip(text: str) -> str:
@@ -120,7 +134,7 @@ def _check_wkt(name: str, value: Any, path: str) -> None:
         raise invalid(path, f"{path}: expected {kind} (not {_shown(value)})") from None
 
 
-def _check_value(field: Any, value: Any, path: str) -> None:
+def _check_value(field: Any, value: Any, path: str, unknown: list[str]) -> None:
     if value is None:
         return  # null means "not set" in proto3 JSON
     if field.type == F.TYPE_MESSAGE:
@@ -130,7 +144,7 @@ def _check_value(field: Any, value: Any, path: str) -> None:
             return
         if not isinstance(value, dict):
             raise invalid(path, f"{path}: expected an object")
-        check(value, field.message_type, path)
+        _check(value, field.message_type, path, unknown)
     elif field.type == F.TYPE_ENUM:
         _check_enum(field, value, path)
     elif field.type in _INT_RANGES:
@@ -180,15 +194,27 @@ def _fields(desc: Any) -> dict[str, Any]:
     return known
 
 
-def check(obj: dict[str, Any], desc: Any, prefix: str = "") -> None:
-    """Raise ``ApiError`` (INVALID_ARGUMENT) naming the first field of ``obj`` that ``desc`` cannot take."""
+def check(obj: dict[str, Any], desc: Any) -> list[str]:
+    """Raise ``ApiError`` (INVALID_ARGUMENT) naming the first field of ``obj`` that ``desc`` cannot take; return
+    the paths of the keys it does not have (at any depth), in the order met, each key cut like ``clip``."""
+    unknown: list[str] = []
+    _check(obj, desc, "", unknown)
+    return unknown
+
+
+def _check(obj: dict[str, Any], desc: Any, prefix: str, unknown: list[str]) -> None:
     fields = _fields(desc)
+    seen: set[int] = set()
     for key, value in obj.items():
         field = fields.get(key)
         if field is None:
-            path = f"{prefix}.{clip(key)}" if prefix else clip(key)
-            raise invalid(path, f"{path}: no such field")
-        path = f"{prefix}.{key}" if prefix else key
+            unknown.append(f"{prefix}.{clip(key)}" if prefix else clip(key))
+            continue
+        path = f"{prefix}.{field.json_name}" if prefix else field.json_name
+        if field.number in seen:
+            # By its JSON name and by its proto name: which one is meant? (json_format would keep the last.)
+            raise invalid(path, f"{path}: given twice, as {field.json_name} and as {field.name}")
+        seen.add(field.number)
         if value is None:
             continue
         if _is_map(field):
@@ -201,10 +227,10 @@ def check(obj: dict[str, Any], desc: Any, prefix: str = "") -> None:
                 if key_field.type == F.TYPE_BOOL and k not in ("true", "false"):
                     raise invalid(item, f"{item}: a map key here must be true or false")
                 if key_field.type in _INT_RANGES:
-                    _check_value(key_field, k, item)
+                    _check_value(key_field, k, item, unknown)
                 if v is None:
                     raise invalid(item, f"{item}: a map value cannot be null")
-                _check_value(value_field, v, item)
+                _check_value(value_field, v, item, unknown)
         elif field.is_repeated:
             if not isinstance(value, list):
                 raise invalid(path, f"{path}: expected a list")
@@ -212,31 +238,60 @@ def check(obj: dict[str, Any], desc: Any, prefix: str = "") -> None:
                 where = f"{path}[{i}]"
                 if item is None:
                     raise invalid(where, f"{where}: a list item cannot be null")
-                _check_value(field, item, where)
+                _check_value(field, item, where, unknown)
         else:
-            _check_value(field, value, path)
+            _check_value(field, value, path, unknown)
 
 
-def parse_body(raw: bytes, message: Message) -> None:
-    """Fill ``message`` from a JSON object body (an empty body is an empty object)."""
+def parse_body(raw: bytes, message: Message) -> list[str]:
+    """Fill ``message`` from a JSON object body (an empty body is an empty object); return the paths of the keys
+    it ignored (``check``)."""
     if not raw.strip():
-        return
+        return []
     try:
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         raise invalid("body", f"the body is not valid JSON: {_cut(str(err))}") from None
     if not isinstance(obj, dict):
         raise invalid("body", "the body must be a JSON object")
-    parse_object(obj, message)
+    return parse_object(obj, message)
 
 
-def parse_object(obj: dict[str, Any], message: Message) -> None:
-    """Fill ``message`` from a proto3 JSON object, or raise ``ApiError`` naming the field at fault."""
-    check(obj, message.DESCRIPTOR)
+def parse_object(obj: dict[str, Any], message: Message) -> list[str]:
+    """Fill ``message`` from a proto3 JSON object (a body, or the query parameters), or raise ``ApiError`` naming
+    the field at fault; return the paths of the keys it ignored (``check``)."""
+    unknown = check(obj, message.DESCRIPTOR)
     try:
-        json_format.ParseDict(obj, message)
+        json_format.ParseDict(obj, message, ignore_unknown_fields=True)
     except json_format.ParseError as err:
         raise _fallback(err) from None
+    return unknown
+
+
+def unknown_fields_header(unknown: list[str]) -> str:
+    """The ``x-golf-unknown-fields`` value naming ``unknown`` (paths from ``check``): the first distinct ones, at
+    most ``MAX_UNKNOWN_SHOWN`` and ``MAX_UNKNOWN_HEADER`` characters of them, separated by ", ", then ``+N more``
+    when there are more. Each path is already cut like ``clip``; any character of it that is not visible ASCII, and
+    ``%`` and ``,``, is percent-encoded (UTF-8), so the value is a safe header (no control characters, no line
+    breaks, ASCII only) and splits back into the names at ", " (``urllib.parse.unquote`` gives each back)."""
+    distinct = list(dict.fromkeys(unknown))
+    shown: list[str] = []
+    size = 0
+    for name in distinct[:MAX_UNKNOWN_SHOWN]:
+        safe = _header_safe(name)
+        size += len(safe) + 2
+        if shown and size > MAX_UNKNOWN_HEADER:
+            break
+        shown.append(safe)
+    if len(distinct) > len(shown):
+        shown.append(f"+{len(distinct) - len(shown)} more")  # a space: no name holds one unencoded
+    return ", ".join(shown)
+
+
+def _header_safe(name: str) -> str:
+    if name.isascii() and name.isprintable() and not any(ch in name for ch in " %,"):
+        return name  # the usual case: a lowerCamelCase path
+    return "".join(ch if "!" <= ch <= "~" and ch not in "%," else quote(ch, safe="") for ch in name)
 
 
 def _fallback(err: json_format.ParseError) -> ApiError:

@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
 
+from golf.adapters.openapi_rules import (
+    array_keywords,
+    int64_as_json,
+    is_int64,
+    is_required,
+    oneof_required,
+    value_keywords,
+)
+from golf.api.contract import comment
 from golf.api.rpc import Rpc
 
 _WELL_KNOWN: dict[str, dict[str, Any]] = {
+    "google.protobuf.Any": {
+        "type": "object",
+        "description": "A message of the type `@type` names, its fields beside `@type` in proto3 JSON",
+        "properties": {"@type": {"type": "string"}},
+        "required": ["@type"],
+        "additionalProperties": True,
+    },
     "google.protobuf.Timestamp": {"type": "string", "format": "date-time", "example": "2026-11-29T12:00:00Z"},
     "google.protobuf.Duration": {
         "type": "string",
@@ -42,23 +57,56 @@ EnumDescriptor = Any
 
 
 def _enum_schema(enum: EnumDescriptor) -> dict[str, Any]:
-    return {"type": "string", "enum": [v.name for v in enum.values]}
+    # Written by name; read by name or by number, as proto3 JSON parsers do.
+    names, numbers = [v.name for v in enum.values], [v.number for v in enum.values]
+    schema: dict[str, Any] = {"type": ["string", "integer"], "enum": names + numbers}
+    described = [(v.name, comment(f"{enum.full_name}.{v.name}")) for v in enum.values]
+    lines = [f"- `{name}`: {text}" for name, text in described if text]
+    head = comment(enum.full_name)
+    if head or lines:
+        schema["description"] = "\n".join(([head, ""] if head and lines else [head] if head else []) + lines)
+    return schema
 
 
-def _field_schema(field: Any, found: dict[str, Descriptor]) -> dict[str, Any]:
+def _value_schema(field: Any, found: dict[str, Descriptor]) -> dict[str, Any]:
+    """The schema of one value of ``field``, with the contract's rules for it."""
     if field.type == FieldDescriptor.TYPE_MESSAGE:
         name = field.message_type.full_name
         if name in _WELL_KNOWN:
-            schema = dict(_WELL_KNOWN[name])
-        else:
-            _collect(field.message_type, found)
-            schema = {"$ref": REF + name}
-    elif field.type == FieldDescriptor.TYPE_ENUM:
-        schema = {"$ref": REF + field.enum_type.full_name}
-    else:
-        schema = dict(_SCALARS[field.type])
+            return dict(_WELL_KNOWN[name])
+        _collect(field.message_type, found)
+        return {"$ref": REF + name}
+    if field.type == FieldDescriptor.TYPE_ENUM:
+        return {"$ref": REF + field.enum_type.full_name}
+    base = dict(_SCALARS[field.type])
+    if is_int64(field):
+        return int64_as_json(base, value_keywords(field))
+    return {**base, **value_keywords(field)}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` or JSON ``null``, which proto3 JSON reads as the field's default (the server never writes it)."""
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        nullable = {**schema, "type": [kind, "null"]}
+        if "enum" in schema:
+            nullable["enum"] = [*schema["enum"], None]
+        return nullable
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _field_schema(field: Any, found: dict[str, Descriptor], in_json: bool = True) -> dict[str, Any]:
+    """``field``'s schema in a JSON body (``in_json``: where ``null`` means the default) or as a parameter."""
+    schema = _value_schema(field, found)
     if field.is_repeated:
-        return {"type": "array", "items": schema}
+        schema = {"type": "array", "items": schema, **array_keywords(field)}
+    if in_json and not is_required(field):
+        schema = _nullable(schema)
+    text = comment(field.full_name)
+    if text:
+        schema = {**schema, "description": text}
     return schema
 
 
@@ -74,11 +122,22 @@ def _collect(desc: Descriptor, found: dict[str, Descriptor]) -> None:
 def _message_schema(desc: Descriptor, found: dict[str, Descriptor]) -> dict[str, Any]:
     props = {f.json_name: _field_schema(f, found) for f in desc.fields}
     schema: dict[str, Any] = {"type": "object", "properties": props}
-    oneofs = [o for o in desc.oneofs if not o.name.startswith("_")]
-    if oneofs:
-        schema["description"] = "; ".join(
-            f"set exactly one of {', '.join(f.json_name for f in o.fields)}" for o in oneofs
-        )
+    required = [f.json_name for f in desc.fields if is_required(f)]
+    if required:
+        schema["required"] = required
+    notes = [comment(desc.full_name)] if comment(desc.full_name) else []
+    for oneof in desc.oneofs:
+        if oneof.name.startswith("_"):  # the hidden oneof of a proto3 `optional` field
+            continue
+        names = [f.json_name for f in oneof.fields]
+        must = oneof_required(oneof)
+        notes.append(f"Set {'exactly' if must else 'at most'} one of {', '.join(f'`{n}`' for n in names)}.")
+        if len(names) == len(desc.fields):  # the whole message is the choice: say it in schema terms too
+            schema["maxProperties"] = 1
+            if must:
+                schema["minProperties"] = 1
+    if notes:
+        schema["description"] = " ".join(notes)
     return schema
 
 
@@ -96,18 +155,53 @@ def components(descriptors: list[Descriptor]) -> dict[str, Any]:
     return schemas
 
 
+_DEALING = {"CreateDeal", "CreateGame", "CreateRound", "StartNextHole", "GetDailyDeal"}
+"""The RPCs that may deal a new winnable deal, and so answer DEAL_UNAVAILABLE."""
+
+
+def _parameter(field: Any, where: str, required: bool) -> dict[str, Any]:
+    """A path or query parameter: a request field, with its rules and its comment."""
+    schema = _field_schema(field, {}, in_json=False)
+    description = schema.pop("description", None)
+    param: dict[str, Any] = {"name": field.json_name, "in": where, "required": required, "schema": schema}
+    if description:
+        param["description"] = description
+    return param
+
+
+def _body_schema(desc: Descriptor, path_fields: tuple[str, ...]) -> dict[str, Any]:
+    """The request message, less the fields the path sets (``body: "*"`` in the route: every other field)."""
+    if not path_fields:
+        return {"$ref": REF + desc.full_name}
+    schema = _message_schema(desc, {})
+    for name in path_fields:
+        schema["properties"].pop(name, None)
+    required = [n for n in schema.pop("required", []) if n not in path_fields]
+    if required:
+        schema["required"] = required
+    return schema
+
+
 def rpc_openapi(rpc: Rpc) -> dict[str, Any]:
     """The operation's parameters, request body and responses for FastAPI's ``openapi_extra``."""
     desc = rpc.request.DESCRIPTOR
-    path_fields = set(re.findall(r"{(\w+)}", rpc.http_path))
-    params: list[dict[str, Any]] = [
-        {"name": f, "in": "path", "required": True, "schema": {"type": "string"}} for f in sorted(path_fields)
-    ]
+    by_json = {f.json_name: f for f in desc.fields}
+    path_fields = rpc.route.path_fields
+    params: list[dict[str, Any]] = [_parameter(by_json[name], "path", True) for name in path_fields]
     error = {"content": {"application/json": {"schema": {"$ref": REF + "golf.v1.Error"}}}}
     extra: dict[str, Any] = {
         "responses": {
             "200": {
                 "description": "OK",
+                "headers": {
+                    "x-golf-unknown-fields": {
+                        "schema": {"type": "string"},
+                        "description": "Sent when the request had keys (body or query) this server's contract does "
+                        "not have: they were ignored. Their JSON paths (such as `rules.undoPolcy`), comma-separated, "
+                        "at most 10 then `+N more`; other characters than visible ASCII, `%` and `,` "
+                        "percent-encoded.",
+                    }
+                },
                 "content": {"application/json": {"schema": {"$ref": REF + rpc.response.DESCRIPTOR.full_name}}},
             },
             "400": {"description": "Invalid argument (`field` names it) or an impossible move", **error},
@@ -130,26 +224,34 @@ def rpc_openapi(rpc: Rpc) -> dict[str, Any]:
                 **error,
             },
             "500": {"description": "Internal error; safe to retry", **error},
+            "503": {
+                "description": "`UNAVAILABLE`: the database is out of reach or the solver's queue is full; retry "
+                "after `Retry-After` seconds with the same idempotency key",
+                "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait"}},
+                **error,
+            },
         }
     }
     # Public RPCs (signing in) need no token; the document's default security covers the rest.
     if rpc.public:
         extra["security"] = []
-    if rpc.http_method == "POST":
-        extra["requestBody"] = {
-            "required": True,
-            "content": {"application/json": {"schema": {"$ref": REF + desc.full_name}}},
+    if rpc.name in _DEALING:
+        extra["responses"]["422"] = {
+            "description": "`DEAL_UNAVAILABLE`: no winnable deal of these rules and difficulty turned up within the "
+            "solver's budget; relax the request",
+            **error,
         }
+    if rpc.http_method == "POST":
+        body = _body_schema(desc, path_fields)
+        # No body (or an empty one) is the empty message, as in gRPC: required only when a field of it is.
+        needs = bool(body.get("required")) or any(is_required(f) for f in desc.fields if f.json_name not in path_fields)
+        extra["requestBody"] = {"required": needs, "content": {"application/json": {"schema": body}}}
         extra["responses"]["413"] = {
             "description": "The body is larger than the server takes (`GOLF_MAX_BODY_BYTES`, 64 KiB by default): "
             "`PAYLOAD_TOO_LARGE`, refused before it is read",
             **error,
         }
     else:
-        params += [
-            {"name": f.json_name, "in": "query", "required": False, "schema": _field_schema(f, {})}
-            for f in desc.fields
-            if f.json_name not in path_fields
-        ]
+        params += [_parameter(f, "query", is_required(f)) for f in desc.fields if f.json_name not in path_fields]
     extra["parameters"] = params
     return extra

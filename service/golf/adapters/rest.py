@@ -1,10 +1,12 @@
-"""The REST gateway: FastAPI routes built from the same RPC table and handlers as gRPC.
+"""The REST gateway: FastAPI routes built from the same RPC table and handlers as gRPC, each at the route its
+method's ``google.api.http`` option declares (a path variable is one segment, never running into a custom verb).
 
 Bodies are the proto3 JSON mapping of the request and response messages (lowerCamelCase names, enums as
 strings, 64-bit integers as strings, fields with default values included). A body over ``max_body_bytes`` is
 refused (413) before it is read: on its ``Content-Length``, or as soon as the bytes streamed in pass the limit.
 Unknown paths (404) and methods a path does not have (405, ``Allow`` listing every method of the path) get the
-same ``Error`` body and ``x-request-id`` header as every other refusal.
+same ``Error`` body and ``x-request-id`` header as every other refusal. Keys of the request the message does not
+have are ignored and named in the ``x-golf-unknown-fields`` header; a handler whose client hangs up is cancelled.
 """
 
 from __future__ import annotations
@@ -19,20 +21,24 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match, Route
 
+from golf.adapters.docs import add_docs
 from golf.adapters.edge import Edge
+from golf.adapters.hangups import CLIENT_GONE, unless_client_leaves
 from golf.adapters.health import Readiness
-from golf.adapters.json_input import clip, parse_body, parse_object
+from golf.adapters.json_input import UNKNOWN_FIELDS_HEADER, clip, parse_body, parse_object, unknown_fields_header
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
 from golf.adapters.metrics import CONTENT_TYPE_LATEST, Metrics
 from golf.adapters.openapi import components, rpc_openapi
 from golf.adapters.proto_json import to_json
 from golf.adapters.settings import Settings
+from golf.api.error_details import rest_body
 from golf.api.errors import ApiError, internal_error, invalid, method_not_allowed, to_api_error, too_large
 from golf.api.rpc import Rpc
-from golf.api.text import check_text
+from golf.api.validation import check_request
 from golf.app.errors import AppError, NotFound
 from golf.v1 import errors_pb2
 
@@ -65,11 +71,11 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None, max_body_bytes: int) -> Any:
-    path_fields = re.findall(r"{(\w+)}", rpc.http_path)
-    has_body = rpc.http_method == "POST"
+    path_fields = rpc.route.path_fields
+    has_body = rpc.route.body
     observe = metrics.route(rpc.http_method, rpc.http_path).observe if metrics is not None else None
 
-    async def answer(request: Request) -> tuple[bytes, int, ApiError | None]:
+    async def answer(request: Request, unknown: list[str]) -> tuple[bytes, int, ApiError | None]:
         try:
             if has_body:
                 # First, before the token and the rate limits: a body too large to take is refused as it is
@@ -79,13 +85,15 @@ def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None, max_body_bytes: int) -
             ctx = await edge.admit(rpc, request.headers.get("authorization"), client.host if client else "unknown")
             message = rpc.request()
             if has_body:
-                parse_body(await read_body(request, max_body_bytes), message)
+                unknown += parse_body(await read_body(request, max_body_bytes), message)
             else:
-                parse_object(dict(request.query_params), message)
+                unknown += parse_object(dict(request.query_params), message)
             if path_fields:
                 parse_object({f: request.path_params[f] for f in path_fields}, message)
-            check_text(message)
-            reply = await rpc.handler(message, ctx)
+            check_request(message)
+            reply = await unless_client_leaves(request, rpc.handler(message, ctx))
+            if reply is None:
+                return b"", CLIENT_GONE, None
             return to_json(reply), 200, None
         except ApiError as err:
             failure = err
@@ -94,16 +102,19 @@ def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None, max_body_bytes: int) -
         except Exception:
             log.exception("unhandled error in %s", rpc.name)
             failure = internal_error()
-        return to_json(failure.body), failure.http_status, failure
+        return to_json(rest_body(failure)), failure.http_status, failure
 
     async def endpoint(request: Request) -> Response:
         start = perf_counter()
         rid = accept_request_id(request.headers.get(REQUEST_ID_HEADER))
         request_id.set(rid)
-        body, status, failure = await answer(request)
+        unknown: list[str] = []  # the request's keys the message does not have: ignored, and named in a header
+        body, status, failure = await answer(request, unknown)
         if observe is not None:
             observe(status, perf_counter() - start)
         headers = {REQUEST_ID_HEADER: rid}
+        if unknown:
+            headers[UNKNOWN_FIELDS_HEADER] = unknown_fields_header(unknown)
         if failure is not None:
             if failure.www_authenticate is not None:
                 headers["www-authenticate"] = failure.www_authenticate
@@ -148,7 +159,7 @@ def _refusal(request: Request, failure: ApiError, headers: dict[str, str] | None
     rid = accept_request_id(request.headers.get(REQUEST_ID_HEADER))
     request_id.set(rid)
     return Response(
-        to_json(failure.body),
+        to_json(rest_body(failure)),
         status_code=failure.http_status,
         media_type=JSON,
         headers={REQUEST_ID_HEADER: rid, **(headers or {})},
@@ -176,6 +187,26 @@ def _routing_refusals(app: FastAPI) -> None:
     app.add_exception_handler(405, not_allowed)
 
 
+class _Segment(Convertor[str]):
+    """A path variable as ``google.api.http`` reads it: one segment, not running into a custom verb (``:hint``).
+    So ``/v1/games/g1:hint`` is Hint's path only, never GetGame's with ``gameId`` ``g1:hint``."""
+
+    regex = "[^/:]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("segment", _Segment())
+
+
+def _starlette_path(path: str) -> str:
+    return re.sub(r"{(\w+)}", r"{\1:segment}", path)
+
+
 def build_rest_app(
     rpcs: list[Rpc],
     edge: Edge,
@@ -193,12 +224,20 @@ def build_rest_app(
         "(package golf.v1); REST bodies are the proto3 JSON mapping of the same messages. Refusals carry an "
         "`Error` body with a typed `reason`. Sign in first (`POST /v1/players:guest`) and send "
         "`Authorization: Bearer <accessToken>` with every other call.",
+        docs_url=None,  # FastAPI's pages load from a CDN: add_docs serves them from the package instead
+        redoc_url=None,
     )
+    add_docs(app)
     # Plain Starlette routes: the endpoints read the request themselves, so FastAPI's dependency machinery
     # would only cost time (about 40 us a request, measured). The OpenAPI document is built from the RPC table.
     for rpc in rpcs:
         app.router.routes.append(
-            Route(rpc.http_path, _route(rpc, edge, metrics, max_body_bytes), methods=[rpc.http_method], name=rpc.name)
+            Route(
+                _starlette_path(rpc.http_path),
+                _route(rpc, edge, metrics, max_body_bytes),
+                methods=[rpc.http_method],
+                name=rpc.name,
+            )
         )
     _operations(app, metrics, readiness)
     _routing_refusals(app)

@@ -1,9 +1,10 @@
 """Turns at the solver: its worker processes are shared by every player, so calls wait in one queue per player and
 the players take turns (round-robin), the queue is bounded, and a call whose client has gone away leaves the queue.
 
-One player's two hundred hints therefore delay another player's hint by at most the searches already running,
-not by the two hundred; a search already running in a worker process cannot be stopped, but its slot is freed only
-when it really ends, so the next player's turn is not overbooked.
+A call already running when its client goes away is told to ``stop`` (the pool's workers then end its search
+within milliseconds); its slot is freed only when it really ends, so the next player's turn is never overbooked.
+One player's two hundred abandoned hints therefore delay another player's hint by a few milliseconds, not by the
+two hundred searches, nor by the one that was running.
 """
 
 from __future__ import annotations
@@ -42,8 +43,14 @@ class FairQueue:
     def running(self) -> int:
         return self._running
 
-    async def run(self, owner: str | None, call: Callable[[], Awaitable[T]]) -> T:
-        """Run ``call`` when ``owner``'s turn comes; ``SolverBusy`` when the queue is full."""
+    async def run(
+        self, owner: str | None, call: Callable[[], Awaitable[T]], stop: Callable[[], None] | None = None
+    ) -> T:
+        """Run ``call`` when ``owner``'s turn comes; ``SolverBusy`` when the queue is full.
+
+        Cancelled while waiting (the client went away), the call leaves the queue and never runs. Cancelled while
+        running, ``stop`` is called (it asks the search in its process to end) and the slot stays taken until the
+        call really ends."""
         who = owner or SHARED
         await self._turn(who)
         task = asyncio.ensure_future(call())
@@ -51,8 +58,11 @@ class FairQueue:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
             if not task.done():
-                # The client went away; the search goes on in its process: the slot is free when it ends.
+                # The client went away while its search runs in a worker process: ask it to stop; the slot is
+                # free when it has.
                 task.add_done_callback(functools.partial(self._release_after, who))
+                if stop is not None:
+                    stop()
             raise
         finally:
             if task.done():

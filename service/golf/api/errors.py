@@ -50,7 +50,8 @@ REALM = "golf"
 class ApiError(Exception):
     """A refusal ready for either transport: the ``Error`` body, its gRPC code and its HTTP status, and what the
     transports add in their own terms: ``retry_after`` seconds (HTTP ``Retry-After``, gRPC ``RetryInfo``) and the
-    HTTP ``WWW-Authenticate`` challenge."""
+    HTTP ``WWW-Authenticate`` challenge. The body's ``status`` is set to the code's name here; its standard
+    ``details`` are built by ``golf.api.error_details`` for each transport."""
 
     def __init__(
         self,
@@ -61,6 +62,7 @@ class ApiError(Exception):
         www_authenticate: str | None = None,
     ) -> None:
         super().__init__(body.message)
+        body.status = code.name
         self.body = body
         self.code = code
         self.http_status = http_status
@@ -137,9 +139,11 @@ def to_api_error(err: AppError) -> ApiError:
             R.ERROR_REASON_RATE_LIMITED, err.message, err.retry_after, grpc.StatusCode.RESOURCE_EXHAUSTED, 429
         )
     if isinstance(err, DealUnavailable):
-        # The solver's budget ran out, not a fault of the request: retrying may succeed.
+        # No winnable deal of what was asked (rules, difficulty) turned up within the solver's budget. The service
+        # is not at fault and retrying the same request rarely helps (these rules' winnable deals are rare):
+        # relaxing it does. So not UNAVAILABLE / 503, which clients and gateways retry by themselves.
         body = errors_pb2.Error(reason=R.ERROR_REASON_DEAL_UNAVAILABLE, message=err.message)
-        return ApiError(body, grpc.StatusCode.UNAVAILABLE, 503)
+        return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 422)
     if isinstance(err, SolverBusy | StorageUnavailable):
         # The solver's queue is full, or the database is out of reach: not the request at fault; the same request
         # (same idempotency key) may succeed shortly.

@@ -16,7 +16,6 @@ from golf.api.convert import (
     round_to_proto,
     rules_overrides,
 )
-from golf.api.errors import invalid
 from golf.api.rpc import CallContext, Rpc
 from golf.app.dealing import Dealer
 from golf.app.rounds import RoundService
@@ -26,22 +25,13 @@ from golf.v1 import solitaire_service_pb2 as pb
 SERVICE = pb.DESCRIPTOR.services_by_name["SolitaireService"].full_name
 
 
-def _require(value: str, field: str) -> str:
-    if not value:
-        raise invalid(field, f"{field} is required")
-    return value
-
-
 def _optional_version(req: Any) -> int | None:
-    if not req.HasField("expected_version"):
-        return None
-    if req.expected_version < 0:
-        raise invalid("expectedVersion", "expectedVersion must not be negative (games start at version 0)")
-    return int(req.expected_version)
+    return int(req.expected_version) if req.HasField("expected_version") else None
 
 
 class SolitaireHandlers:
-    """Protobuf in, protobuf out. Domain errors propagate; the transports turn them into replies."""
+    """Protobuf in, protobuf out. Requests arrive checked against the contract's field rules (golf.api.validation);
+    domain errors propagate, and the transports turn them into replies."""
 
     def __init__(self, games: SolitaireService, rounds: RoundService, dealer: Dealer) -> None:
         self.games = games
@@ -61,7 +51,7 @@ class SolitaireHandlers:
         return pb.CreateDealResponse(deal=deal_to_proto(deal))
 
     async def get_deal(self, req: pb.GetDealRequest, ctx: CallContext) -> pb.GetDealResponse:
-        deal = await self.games.get_deal(_require(req.deal_id, "dealId"))
+        deal = await self.games.get_deal(req.deal_id)
         return pb.GetDealResponse(deal=deal_to_proto(deal))
 
     async def create_game(self, req: pb.CreateGameRequest, ctx: CallContext) -> pb.CreateGameResponse:
@@ -76,7 +66,7 @@ class SolitaireHandlers:
         return pb.CreateGameResponse(game=game_to_proto(snap))
 
     async def get_game(self, req: pb.GetGameRequest, ctx: CallContext) -> pb.GetGameResponse:
-        snap = await self.games.get_game(ctx.player, _require(req.game_id, "gameId"))
+        snap = await self.games.get_game(ctx.player, req.game_id)
         return pb.GetGameResponse(game=game_to_proto(snap))
 
     async def list_games(self, req: pb.ListGamesRequest, ctx: CallContext) -> pb.ListGamesResponse:
@@ -84,11 +74,9 @@ class SolitaireHandlers:
         return pb.ListGamesResponse(games=[game_to_proto(s) for s in snaps], next_page_token=token)
 
     async def play_move(self, req: pb.PlayMoveRequest, ctx: CallContext) -> pb.PlayMoveResponse:
-        if not req.HasField("move"):
-            raise invalid("move", "move is required")
         snap = await self.games.play_move(
             ctx.player,
-            _require(req.game_id, "gameId"),
+            req.game_id,
             move_from_proto(req.move),
             req.idempotency_key,
             _optional_version(req),
@@ -97,23 +85,19 @@ class SolitaireHandlers:
         return pb.PlayMoveResponse(game=game_to_proto(snap), move=made, replayed=snap.replayed)
 
     async def list_moves(self, req: pb.ListMovesRequest, ctx: CallContext) -> pb.ListMovesResponse:
-        entries = await self.games.list_moves(ctx.player, _require(req.game_id, "gameId"))
+        entries = await self.games.list_moves(ctx.player, req.game_id)
         return pb.ListMovesResponse(moves=log_to_proto(entries))
 
     async def hint(self, req: pb.HintRequest, ctx: CallContext) -> pb.HintResponse:
-        move, snap, replayed = await self.games.hint(ctx.player, _require(req.game_id, "gameId"), req.idempotency_key)
+        move, snap, replayed = await self.games.hint(ctx.player, req.game_id, req.idempotency_key)
         return pb.HintResponse(move=move_to_proto(move, hide_draw=True), game=game_to_proto(snap), replayed=replayed)
 
     async def undo(self, req: pb.UndoRequest, ctx: CallContext) -> pb.UndoResponse:
-        snap = await self.games.undo(
-            ctx.player, _require(req.game_id, "gameId"), req.idempotency_key, _optional_version(req)
-        )
+        snap = await self.games.undo(ctx.player, req.game_id, req.idempotency_key, _optional_version(req))
         return pb.UndoResponse(game=game_to_proto(snap), replayed=snap.replayed)
 
     async def auto_play(self, req: pb.AutoPlayRequest, ctx: CallContext) -> pb.AutoPlayResponse:
-        snap = await self.games.autoplay(
-            ctx.player, _require(req.game_id, "gameId"), req.idempotency_key, _optional_version(req)
-        )
+        snap = await self.games.autoplay(ctx.player, req.game_id, req.idempotency_key, _optional_version(req))
         return pb.AutoPlayResponse(
             game=game_to_proto(snap), moves=[move_to_proto(m) for m in snap.made], replayed=snap.replayed
         )
@@ -131,11 +115,11 @@ class SolitaireHandlers:
         return pb.CreateRoundResponse(round=round_to_proto(snap), game=game_to_proto(game))
 
     async def get_round(self, req: pb.GetRoundRequest, ctx: CallContext) -> pb.GetRoundResponse:
-        snap = await self.rounds.get_round(ctx.player, _require(req.round_id, "roundId"))
+        snap = await self.rounds.get_round(ctx.player, req.round_id)
         return pb.GetRoundResponse(round=round_to_proto(snap))
 
     async def start_next_hole(self, req: pb.StartNextHoleRequest, ctx: CallContext) -> pb.StartNextHoleResponse:
-        snap, game = await self.rounds.start_next_hole(ctx.player, _require(req.round_id, "roundId"))
+        snap, game = await self.rounds.start_next_hole(ctx.player, req.round_id)
         return pb.StartNextHoleResponse(round=round_to_proto(snap), game=game_to_proto(game))
 
     async def get_daily_deal(self, req: pb.GetDailyDealRequest, ctx: CallContext) -> pb.GetDailyDealResponse:
@@ -147,45 +131,22 @@ class SolitaireHandlers:
         return pb.ListRoundsResponse(rounds=[round_to_proto(s) for s in snaps], next_page_token=token)
 
     def rpcs(self) -> list[Rpc]:
-        """Every RPC with its REST route; path parameters are request fields in lowerCamelCase."""
+        """Every RPC of the service with its handler (routes and summaries are in the contract)."""
         S = SERVICE
         return [
-            Rpc(S, "CreateDeal", pb.CreateDealRequest, pb.CreateDealResponse, "POST", "/v1/deals",
-                "Deal a layout from a preset and rule options: from a seed, a PySolFC deal number, or winnable.",
-                self.create_deal),
-            Rpc(S, "GetDeal", pb.GetDealRequest, pb.GetDealResponse, "GET", "/v1/deals/{dealId}",
-                "A deal's public layout and its commitment.", self.get_deal),
-            Rpc(S, "CreateGame", pb.CreateGameRequest, pb.CreateGameResponse, "POST", "/v1/games",
-                "Start a game on a deal, or on a new (by default winnable) deal.", self.create_game),
-            Rpc(S, "GetGame", pb.GetGameRequest, pb.GetGameResponse, "GET", "/v1/games/{gameId}",
-                "The game as its player sees it, with the legal moves; another player's once it is over.",
-                self.get_game),
-            Rpc(S, "ListGames", pb.ListGamesRequest, pb.ListGamesResponse, "GET", "/v1/games",
-                "The caller's games, newest first, a page at a time; filters by preset, status and creation time.",
-                self.list_games),
-            Rpc(S, "PlayMove", pb.PlayMoveRequest, pb.PlayMoveResponse, "POST", "/v1/games/{gameId}/moves",
-                "Play one move; safe to retry with the same idempotency key.", self.play_move),
-            Rpc(S, "ListMoves", pb.ListMovesRequest, pb.ListMovesResponse, "GET", "/v1/games/{gameId}/moves",
-                "The game's append-only history, undone entries marked.", self.list_moves),
-            Rpc(S, "Hint", pb.HintRequest, pb.HintResponse, "POST", "/v1/games/{gameId}:hint",
-                "The next move of a winning line, or toward the fewest cards left; counted on the game.", self.hint),
-            Rpc(S, "Undo", pb.UndoRequest, pb.UndoResponse, "POST", "/v1/games/{gameId}:undo",
-                "Take back the latest move (or AutoPlay run), as the rules' undo policy allows.", self.undo),
-            Rpc(S, "AutoPlay", pb.AutoPlayRequest, pb.AutoPlayResponse, "POST", "/v1/games/{gameId}:autoPlay",
-                "Play every card that fits: the longest run of column cards, keeping a win in reach.",
-                self.auto_play),
-            Rpc(S, "CreateRound", pb.CreateRoundRequest, pb.CreateRoundResponse, "POST", "/v1/rounds",
-                "Start a round of 9 or 18 deals scored like golf; returns the first hole's game.", self.create_round),
-            Rpc(S, "GetRound", pb.GetRoundRequest, pb.GetRoundResponse, "GET", "/v1/rounds/{roundId}",
-                "The round's holes, scores, total and par.", self.get_round),
-            Rpc(S, "StartNextHole", pb.StartNextHoleRequest, pb.StartNextHoleResponse, "POST",
-                "/v1/rounds/{roundId}:nextHole",
-                "Start the next hole once the current one is over (returns the current one while it is played).",
-                self.start_next_hole),
-            Rpc(S, "GetDailyDeal", pb.GetDailyDealRequest, pb.GetDailyDealResponse, "GET", "/v1/dailyDeals/{date}",
-                "The winnable deal of a UTC day (YYYY-MM-DD) for a preset, the same for every player.",
-                self.get_daily_deal),
-            Rpc(S, "ListRounds", pb.ListRoundsRequest, pb.ListRoundsResponse, "GET", "/v1/rounds",
-                "The caller's rounds, newest first, a page at a time; filters by preset, status and creation time.",
-                self.list_rounds),
-        ]  # fmt: skip
+            Rpc(S, "CreateDeal", pb.CreateDealRequest, pb.CreateDealResponse, self.create_deal),
+            Rpc(S, "GetDeal", pb.GetDealRequest, pb.GetDealResponse, self.get_deal),
+            Rpc(S, "CreateGame", pb.CreateGameRequest, pb.CreateGameResponse, self.create_game),
+            Rpc(S, "GetGame", pb.GetGameRequest, pb.GetGameResponse, self.get_game),
+            Rpc(S, "ListGames", pb.ListGamesRequest, pb.ListGamesResponse, self.list_games),
+            Rpc(S, "PlayMove", pb.PlayMoveRequest, pb.PlayMoveResponse, self.play_move),
+            Rpc(S, "ListMoves", pb.ListMovesRequest, pb.ListMovesResponse, self.list_moves),
+            Rpc(S, "Hint", pb.HintRequest, pb.HintResponse, self.hint),
+            Rpc(S, "Undo", pb.UndoRequest, pb.UndoResponse, self.undo),
+            Rpc(S, "AutoPlay", pb.AutoPlayRequest, pb.AutoPlayResponse, self.auto_play),
+            Rpc(S, "CreateRound", pb.CreateRoundRequest, pb.CreateRoundResponse, self.create_round),
+            Rpc(S, "GetRound", pb.GetRoundRequest, pb.GetRoundResponse, self.get_round),
+            Rpc(S, "StartNextHole", pb.StartNextHoleRequest, pb.StartNextHoleResponse, self.start_next_hole),
+            Rpc(S, "GetDailyDeal", pb.GetDailyDealRequest, pb.GetDailyDealResponse, self.get_daily_deal),
+            Rpc(S, "ListRounds", pb.ListRoundsRequest, pb.ListRoundsResponse, self.list_rounds),
+        ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from golf.api.convert import credentials_to_proto, player_to_proto
-from golf.api.errors import invalid
 from golf.api.rpc import CallContext, Rpc
 from golf.app.players import PlayerService
 from golf.v1 import player_service_pb2 as pb
@@ -30,25 +29,15 @@ class PlayerHandlers:
         return pb.RevokeTokenResponse()
 
     async def get_player(self, req: pb.GetPlayerRequest, ctx: CallContext) -> pb.GetPlayerResponse:
-        if not req.player_id:
-            raise invalid("playerId", 'playerId is required (a player\'s id, or "me")')
         player = await self.players.get_player(ctx.player, req.player_id)
         return pb.GetPlayerResponse(player=player_to_proto(player))
 
     def rpcs(self) -> list[Rpc]:
-        """Every RPC with its REST route; path parameters are request fields in lowerCamelCase."""
+        """Every RPC of the service with its handler (routes and summaries are in the contract)."""
         S = SERVICE
         return [
-            Rpc(S, "CreateGuest", pb.CreateGuestRequest, pb.CreateGuestResponse, "POST", "/v1/players:guest",
-                "Sign up a guest: a new player, an access token (an hour) and a refresh token the device keeps.",
-                self.create_guest, public=True),
-            Rpc(S, "RefreshToken", pb.RefreshTokenRequest, pb.RefreshTokenResponse, "POST", "/v1/tokens:refresh",
-                "A new access token for the player of a refresh token (signing in again as the same player).",
-                self.refresh_token, public=True),
-            Rpc(S, "RevokeToken", pb.RevokeTokenRequest, pb.RevokeTokenResponse, "POST", "/v1/tokens:revoke",
-                "Revoke a refresh token (sign a device out); access tokens it gave run out within the hour.",
-                self.revoke_token, public=True),
-            Rpc(S, "GetPlayer", pb.GetPlayerRequest, pb.GetPlayerResponse, "GET", "/v1/players/{playerId}",
-                "A player's public profile; \"me\" is the caller (a portal's token makes its player on first sight).",
-                self.get_player),
-        ]  # fmt: skip
+            Rpc(S, "CreateGuest", pb.CreateGuestRequest, pb.CreateGuestResponse, self.create_guest, public=True),
+            Rpc(S, "RefreshToken", pb.RefreshTokenRequest, pb.RefreshTokenResponse, self.refresh_token, public=True),
+            Rpc(S, "RevokeToken", pb.RevokeTokenRequest, pb.RevokeTokenResponse, self.revoke_token, public=True),
+            Rpc(S, "GetPlayer", pb.GetPlayerRequest, pb.GetPlayerResponse, self.get_player),
+        ]

@@ -1,13 +1,16 @@
-"""The table both transports are built from: each RPC with its REST route, and what a call carries."""
+"""The table both transports are built from: each RPC with its handler, and what a call carries."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import Any, cast
 
+from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
 
+from golf.api.contract import HttpRoute, comment, http_route
 from golf.app.errors import Unauthenticated
 from golf.app.identity import Caller
 
@@ -33,19 +36,46 @@ Handler = Callable[[Any, CallContext], Awaitable[Message]]
 
 @dataclass(frozen=True)
 class Rpc:
-    """An RPC of a ``golf.v1`` service and its REST route."""
+    """An RPC of a ``golf.v1`` service, with its handler. Its REST route and its summary are the contract's: the
+    method's ``google.api.http`` option and its comment in the ``.proto``."""
 
     service: str
     """The service's full name, e.g. ``golf.v1.SolitaireService``."""
     name: str
     request: type[Message]
     response: type[Message]
-    http_method: str
-    http_path: str
-    summary: str
     handler: Handler
     public: bool = False
     """Callable without an access token (signing in)."""
+
+    def __post_init__(self) -> None:
+        method = self.method
+        if method.input_type is not self.request.DESCRIPTOR or method.output_type is not self.response.DESCRIPTOR:
+            raise ValueError(f"{method.full_name}: the row's request or response type is not the contract's")
+
+    @cached_property
+    def method(self) -> MethodDescriptor:
+        """The method's descriptor (``KeyError`` at start-up if the service has no such method)."""
+        service = self.request.DESCRIPTOR.file.pool.FindServiceByName(self.service)
+        return cast(MethodDescriptor, service.methods_by_name[self.name])  # upb's or pure Python's class
+
+    @cached_property
+    def route(self) -> HttpRoute:
+        return http_route(self.method)
+
+    @property
+    def http_method(self) -> str:
+        return self.route.method
+
+    @property
+    def http_path(self) -> str:
+        """With path variables in proto3 JSON form: ``/v1/games/{gameId}``."""
+        return self.route.path
+
+    @property
+    def summary(self) -> str:
+        """The method's comment in the ``.proto``."""
+        return comment(self.method.full_name)
 
     @property
     def tag(self) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from golf.app.records import Verdict
 from golf.engine.shuffle import new_seed
 from golf.engine.solitaire.autoplay import AutoRun, choose_run
@@ -11,11 +13,14 @@ from golf.engine.solitaire.solver import SolveResult, solve
 from golf.engine.solitaire.state import Layout, State
 
 
-def verdict_of(state: State, budget: int | None) -> Verdict:
-    """Decide ``state`` (a deal's start): winnable with a line and a difficulty, or the fewest cards left."""
+def verdict_of(state: State, budget: int | None, stop: Callable[[], bool] | None = None) -> Verdict:
+    """Decide ``state`` (a deal's start): winnable with a line and a difficulty, or the fewest cards left.
+
+    ``stop``, here and in ``find_winnable``, is the solver's: ``SearchStopped`` when the answer is no longer wanted.
+    """
     # One search: the solver decides "winnable?" first (its positions are the difficulty measure) and looks for
     # the fewest cards left only when the answer is no.
-    result = solve(state, budget)
+    result = solve(state, budget, stop=stop)
     if result.winnable:
         return Verdict(True, tuple(m.code for m in result.line), 0, classify(result.positions).value, result.positions)
     if result.winnable is None:
@@ -24,13 +29,17 @@ def verdict_of(state: State, budget: int | None) -> Verdict:
 
 
 def find_winnable(
-    rules: SolitaireRules, difficulty: Difficulty | None, budget: int | None, attempts: int
+    rules: SolitaireRules,
+    difficulty: Difficulty | None,
+    budget: int | None,
+    attempts: int,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[str, Verdict] | None:
     """Try fresh seeds until one deals a winnable game of the wanted difficulty."""
     for _ in range(attempts):
         seed = new_seed()
         state = State.initial(rules, Layout.from_seed(rules, seed))
-        result = solve(state, budget, fewest_cards=False)
+        result = solve(state, budget, fewest_cards=False, stop=stop)
         if not result.winnable:
             continue
         level = classify(result.positions)

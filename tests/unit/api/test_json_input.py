@@ -1,12 +1,20 @@
-"""Malformed REST input is refused as INVALID_ARGUMENT naming the exact field, never a crash."""
+"""Malformed REST input is refused as INVALID_ARGUMENT naming the exact field, never a crash; keys the message does
+not have are ignored and named (the ``x-golf-unknown-fields`` header)."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 
-from golf.adapters.json_input import parse_body, parse_object
+from golf.adapters.json_input import (
+    MAX_UNKNOWN_HEADER,
+    MAX_UNKNOWN_SHOWN,
+    parse_body,
+    parse_object,
+    unknown_fields_header,
+)
 from golf.api.errors import ApiError
 from golf.v1 import errors_pb2
 from golf.v1 import solitaire_service_pb2 as pb
@@ -25,7 +33,6 @@ from golf.v1 import solitaire_service_pb2 as pb
         (b'{"move": {"playColumn": {"column": 2147483648}}}', "move.playColumn.column"),
         (b'{"move": {"playColumn": {"card": {"rank": "RANK_X"}}}}', "move.playColumn.card.rank"),
         (b'{"move": {"playColumn": {"card": {"code": 7}}}}', "move.playColumn.card.code"),
-        (b'{"move": {"bogus": {}}}', "move.bogus"),
         (b'{"move": {"playColumn": {"column": 0}, "drawStock": {}}}', "move"),
         (b'{"expectedVersion": true}', "expectedVersion"),
         (b'{"idempotencyKey": ["a"]}', "idempotencyKey"),
@@ -175,8 +182,7 @@ MB = 2**20
 @pytest.mark.parametrize(
     ("request_type", "body", "field"),
     [
-        (pb.CreateDealRequest, b'{"' + b"k" * MB + b'": 1}', "k" * 64 + "\u2026"),
-        (pb.CreateDealRequest, b'{"rules": {"' + b"k" * MB + b'": 1}}', "rules." + "k" * 64 + "\u2026"),
+        (pb.CreateDealRequest, b'{"' + b"k" * MB + b'": 1, "difficulty": {}}', "difficulty"),
         (pb.CreateDealRequest, b'{"difficulty": "' + b"D" * MB + b'"}', "difficulty"),
         (
             pb.PlayMoveRequest,
@@ -196,9 +202,81 @@ def test_errors_echo_at_most_a_short_prefix_of_what_was_sent(request_type: Any, 
 
 
 def test_query_strings_echo_little_too() -> None:
-    with pytest.raises(ApiError) as err:
-        parse_object({"x" * MB: "1"}, pb.ListGamesRequest())
-    assert err.value.body.field == "x" * 64 + "\u2026" and len(err.value.body.message) < 200
+    assert parse_object({"x" * MB: "1"}, pb.ListGamesRequest()) == ["x" * 64 + "\u2026"]
     with pytest.raises(ApiError) as err:
         parse_object({"status": "S" * MB}, pb.ListGamesRequest())
     assert err.value.body.field == "status" and len(err.value.body.message) < 400
+
+
+# -- keys the message does not have: ignored (as binary protobuf ignores unknown fields), and named -------------
+def test_unknown_keys_at_any_depth_are_ignored_and_named() -> None:
+    msg = pb.CreateDealRequest()
+    body = b'{"preset": "standard", "foo": 1, "rules": {"undoPolcy": "X", "wrap": true}, "bar": {"a": [1, {"b": 2}]}}'
+    assert parse_body(body, msg) == ["foo", "rules.undoPolcy", "bar"]  # an unknown key's value is not looked into
+    assert msg == pb.CreateDealRequest(preset="standard", rules=msg.rules) and msg.rules.wrap
+    moves = pb.ListMovesResponse()
+    obj = {"moves": [{"seq": 1, "x": None}, {"move": {"drawStock": {"y": [2]}}, "undoneBy": 3}]}
+    assert parse_object(obj, moves) == ["moves[0].x", "moves[1].move.drawStock.y"]
+    assert [m.seq for m in moves.moves] == [1, 0] and moves.moves[1].move.HasField("draw_stock")
+    empty = pb.PlayMoveRequest()
+    assert parse_body(b'{"move": {"bogus": {}}}', empty) == ["move.bogus"]
+    assert empty.HasField("move") and empty.move.WhichOneof("kind") is None  # the handler refuses it ("move")
+
+
+def test_snake_case_names_are_known_and_paths_are_lower_camel_case() -> None:
+    msg = pb.CreateDealRequest()
+    unknown = parse_object({"winnable_only": True, "rules": {"undo_policy": "UNDO_POLICY_NONE", "undo_limt": 3}}, msg)
+    assert unknown == ["rules.undo_limt"]  # a known field by its JSON name, the unknown key as sent
+    assert msg.winnable_only and msg.rules.undo_policy != 0
+    with pytest.raises(ApiError) as err:
+        parse_object({"rules": {"undo_policy": []}}, pb.CreateDealRequest())
+    assert err.value.body.field == "rules.undoPolicy"
+    with pytest.raises(ApiError) as err:  # both names of one field: refused, not merged
+        parse_object({"pageSize": 1, "page_size": 2}, pb.ListGamesRequest())
+    assert err.value.http_status == 400 and err.value.body.field == "pageSize"
+
+
+def test_unknown_keys_do_not_excuse_malformed_known_ones() -> None:
+    with pytest.raises(ApiError) as err:
+        parse_body(b'{"foo": 1, "difficulty": {}, "bar": 2}', pb.CreateDealRequest())
+    assert err.value.body.field == "difficulty" and err.value.http_status == 400
+    with pytest.raises(ApiError) as err:
+        parse_object({"nope": "1", "pageSize": "ten"}, pb.ListGamesRequest())
+    assert err.value.body.field == "pageSize"
+
+
+def test_unknown_query_parameters_are_ignored_and_named() -> None:
+    listing = pb.ListGamesRequest()
+    assert parse_object({"pageSize": "5", "pageSze": "3", "x": ""}, listing) == ["pageSze", "x"]
+    assert listing == pb.ListGamesRequest(page_size=5)
+
+
+def test_megabyte_unknown_keys_are_named_by_a_short_prefix() -> None:
+    msg = pb.CreateDealRequest()
+    unknown = parse_body(b'{"' + b"k" * MB + b'": 1, "rules": {"' + b"k" * MB + b'": true}}', msg)
+    assert unknown == ["k" * 64 + "\u2026", "rules." + "k" * 64 + "\u2026"]
+    assert len(unknown_fields_header(unknown)) < 200
+
+
+def test_the_header_names_at_most_ten_then_counts() -> None:
+    assert unknown_fields_header(["rules.undoPolcy", "foo"]) == "rules.undoPolcy, foo"
+    names = [f"f{i}" for i in range(25)]
+    header = unknown_fields_header(names + names)  # repeated names count once
+    assert header == ", ".join(names[:MAX_UNKNOWN_SHOWN]) + ", +15 more"
+    assert unknown_fields_header(["a"] * 50) == "a"
+
+
+def test_the_header_is_safe_whatever_the_keys() -> None:
+    nasty = ["a\r\nx-evil: 1", "t\tab", "comma,key", "50%", "caf\u00e9", "sp ace", "\x00\x7f", "\u2028"]
+    msg = pb.CreateDealRequest()
+    unknown = parse_object(dict.fromkeys(nasty, 1), msg)
+    header = unknown_fields_header(unknown)
+    assert header.isascii() and all("!" <= ch <= "~" or ch == " " for ch in header), header
+    items = header.split(", ")
+    assert [unquote(item) for item in items] == nasty  # each name comes back, none split nor merged
+    assert items[0] == "a%0D%0Ax-evil:%201" and items[4] == "caf%C3%A9"
+    # A cut name ends in an encoded ellipsis; a long list stops by size as well as by count.
+    long_names = [f"{i}" + "\u00e9" * 100 for i in range(MAX_UNKNOWN_SHOWN)]
+    header = unknown_fields_header(parse_object(dict.fromkeys(long_names, 1), pb.CreateDealRequest()))
+    assert len(header) <= MAX_UNKNOWN_HEADER + 50 and header.endswith(" more"), header
+    assert header.split(", ")[0].endswith("%E2%80%A6")

@@ -39,19 +39,13 @@ async def _echo(message: Any, ctx: CallContext) -> Message:
     return pb.CreateGameResponse()
 
 
-def _rpc(name: str, method: str, path: str) -> Rpc:
-    return Rpc("golf.v1.SolitaireService", name, pb.CreateGameRequest, pb.CreateGameResponse, method, path, name,
+def _rpc(name: str) -> Rpc:
+    """The contract's RPC ``name`` (its route from the proto), answered by ``_echo``."""
+    return Rpc("golf.v1.SolitaireService", name, getattr(pb, f"{name}Request"), getattr(pb, f"{name}Response"),
                _echo, public=True)  # fmt: skip
 
 
-RPCS = [
-    _rpc("CreateGame", "POST", "/v1/games"),
-    _rpc("GetGame", "GET", "/v1/games/{gameId}"),
-    _rpc("ListGames", "GET", "/v1/games"),
-    _rpc("PlayMove", "POST", "/v1/games/{gameId}/moves"),
-    _rpc("ListMoves", "GET", "/v1/games/{gameId}/moves"),
-    _rpc("Hint", "POST", "/v1/games/{gameId}:hint"),
-]
+RPCS = [_rpc(name) for name in ("CreateGame", "GetGame", "ListGames", "PlayMove", "ListMoves", "Hint")]
 
 
 def _client() -> httpx.AsyncClient:
@@ -72,8 +66,10 @@ def _error(resp: httpx.Response) -> errors_pb2.Error:
         ("DELETE", "/v1/games", "GET, HEAD, POST"),
         ("PUT", "/v1/games/g1/moves", "GET, HEAD, POST"),
         ("PATCH", "/v1/games/g1", "GET, HEAD"),
-        # "/v1/games/{gameId}" matches "g1:hint" too (GetGame answers GET there): both routes' methods.
-        ("DELETE", "/v1/games/g1:hint", "GET, HEAD, POST"),
+        # A path variable is one segment before any custom verb (google.api.http): "/v1/games/g1:hint" is Hint's
+        # path only, not GetGame's with gameId "g1:hint".
+        ("DELETE", "/v1/games/g1:hint", "POST"),
+        ("OPTIONS", "/v1/games/g1:hint", "POST"),
         ("POST", "/healthz", "GET"),
         ("DELETE", "/openapi.json", "GET, HEAD"),
     ],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from golf.engine.solitaire.moves import PlayColumn
@@ -43,18 +44,19 @@ class AutoRun:
     that keeps the win, which tells the player something."""
 
 
-def choose_run(state: State, budget: int | None = None) -> AutoRun:
+def choose_run(state: State, budget: int | None = None, stop: Callable[[], bool] | None = None) -> AutoRun:
     """The run AutoPlay makes: the longest that keeps the game winnable when it is, else the longest.
 
     When every run would throw a win away, the longest is played all the same: the player asked for it.
     ``budget`` caps each solver call; a run whose verdict the budget cannot reach is not taken as winnable.
+    ``stop`` is given to each solver call (``SearchStopped`` when the answer is no longer wanted).
     """
     candidates = runs(state)
     if not candidates:
         return AutoRun(())
-    if len(candidates) > 1 and solve(state, budget, fewest_cards=False).winnable:
+    if len(candidates) > 1 and solve(state, budget, fewest_cards=False, stop=stop).winnable:
         for run in candidates:
-            if solve(state.replay(list(run)), budget, fewest_cards=False).winnable:
+            if solve(state.replay(list(run)), budget, fewest_cards=False, stop=stop).winnable:
                 return AutoRun(run, solver_chose=True)
         return AutoRun(candidates[0], solver_chose=True)
     return AutoRun(candidates[0])

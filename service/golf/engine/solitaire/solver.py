@@ -32,6 +32,7 @@ cached on those.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from golf.engine.solitaire.moves import Draw, Move, PlayColumn
@@ -39,10 +40,20 @@ from golf.engine.solitaire.state import State
 
 _DRAW = -1
 _INF = 1 << 30
+STOP_CHECK_EVERY = 4096
+"""Positions searched between two calls of a search's ``stop`` function (a few milliseconds of search)."""
 
 
 class _BudgetExceeded(Exception):
     """Raised inside the search when the position budget is used up."""
+
+
+class SearchStopped(Exception):
+    """The search was stopped by its ``stop`` function (nobody wants its answer any more): there is no result."""
+
+
+def _never() -> bool:
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +95,13 @@ class SolveResult:
 class _Search:
     """The search over one position: tables built once, then depth-first searches on mutable arrays."""
 
-    def __init__(self, state: State, budget: int | None) -> None:
+    def __init__(self, state: State, budget: int | None, stop: Callable[[], bool] | None = None) -> None:
         rules = state.rules
         layout = state.layout
         self.state = state
         self.budget = budget if budget is not None else _INF
+        self.stop = stop if stop is not None else _never
+        self.stop_every = STOP_CHECK_EVERY if stop is not None else _INF
         self.positions = 0
         # colranks[c][h]: rank of column c's front card when the column holds h cards (index 0 unused).
         self.colranks = [[0] + [card.rank for card in col] for col in layout.columns]
@@ -126,6 +139,8 @@ class _Search:
         fits = self.fits
         stuck_only = self.stuck_only
         budget = self.budget
+        stop = self.stop
+        stop_every = self.stop_every
         memo = self.memo
         hbits = max(max(heights, default=0), 1).bit_length()
         tbits = max(nstock, 1).bit_length()
@@ -185,6 +200,8 @@ class _Search:
         path: list[int] = []
         best_path = self.best_path
         positions = self.positions
+        # One comparison per position covers both the budget and the stop check: ``limit`` is the nearer of the two.
+        limit = min(budget, positions + stop_every)
 
         def bound(t: int, ctop: int, bkey: int) -> int:
             """Lower bound on the cards left: unreachable ranks, kings that end runs, the predecessor matching."""
@@ -271,7 +288,7 @@ class _Search:
             return stuck + unmatched
 
         def dfs(top: int, t: int, hkey: int, left: int) -> int:
-            nonlocal present, positions, best_left, best_path, k, cntkey
+            nonlocal present, positions, best_left, best_path, k, cntkey, limit
             if not left:
                 best_left = 0
                 best_path = path[:]
@@ -282,8 +299,12 @@ class _Search:
             if known is not None and known >= k:
                 return known
             positions += 1
-            if positions > budget:
-                raise _BudgetExceeded
+            if positions > limit:
+                if positions > budget:
+                    raise _BudgetExceeded
+                if stop():
+                    raise SearchStopped
+                limit = min(budget, positions + stop_every)
             bkey = (((cntkey << tbits) | t) << 4) | ctop
             lb = bound_cache.get(bkey)
             if lb is None:
@@ -398,15 +419,22 @@ def _finish_line(state: State, moves: tuple[Move, ...]) -> tuple[Move, ...]:
         end = end.apply(move)
 
 
-def solve(state: State, budget: int | None = None, *, fewest_cards: bool = True) -> SolveResult:
+def solve(
+    state: State, budget: int | None = None, *, fewest_cards: bool = True, stop: Callable[[], bool] | None = None
+) -> SolveResult:
     """Solve ``state`` exactly: can it still be won? Gives a winning line, or the line leaving the fewest cards.
 
     ``budget`` caps the positions searched; when it runs out the result has ``winnable=None`` (or ``False``
     when that was already proven) and the best line seen so far, played out to the end of the game. With
     ``fewest_cards=False`` only the verdict is exact: a position that cannot be won gets the best line the
     verdict search happened to see (``fewest_proven`` says whether it is known to be the best).
+
+    ``stop`` is asked at the start and then every ``STOP_CHECK_EVERY`` positions whether the answer is still
+    wanted; when it says no, the search ends at once with ``SearchStopped``.
     """
-    search = _Search(state, budget)
+    if stop is not None and stop():
+        raise SearchStopped
+    search = _Search(state, budget, stop)
     winnable: bool | None = None
     proven = 0
     exceeded = False
