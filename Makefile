@@ -84,8 +84,10 @@ chromium:
 	  else echo "chromium is missing and neither root nor sudo can install it: the browser test will skip" >&2; exit 0; fi; \
 	  $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
+# Two workers; each test file runs on one of them, so a module's server (tests/e2e) starts once per database. (Not
+# --dist loadgroup: with pytest 9.2 pytest-xdist 3.8 no longer groups by the xdist_group mark.)
 pytest: install chromium
-	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(VENV)/bin/pytest -q -n 2 --dist loadgroup
+	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(VENV)/bin/pytest -q -n 2 --dist loadfile
 
 bench: install
 	$(PY) bench/playmove.py

@@ -31,7 +31,6 @@ from golf.v1 import solitaire_service_pb2 as pb
 from golf.v1 import solitaire_service_pb2_grpc as rpc
 from tests.deploy.support import ROOT, container_env, dockerfile, one, render
 
-pytestmark = pytest.mark.xdist_group("image")
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 IGNORED = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi", ".generated", ".binpb", ".pyc")

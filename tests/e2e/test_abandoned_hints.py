@@ -24,7 +24,6 @@ from prometheus_client.parser import text_string_to_metric_families
 from golf.v1 import solitaire_pb2
 from tests.e2e.support import Grpc, Rest, Server, choose_move, migrate, move_request, pb
 
-pytestmark = pytest.mark.xdist_group("e2e-abandoned-hints")
 FLOOD_SEEDS = ("flood-27", "flood-43", "flood-45")
 """Two-deck deals whose first hint runs the default budget out (2,000,000 positions: 5 to 10 s of a worker)."""
 OWN_SEED = "slow-2"

@@ -6,8 +6,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
-
 from golf.v1 import solitaire_pb2
 from tests.e2e.support import (
     Board,
@@ -22,7 +20,6 @@ from tests.e2e.support import (
     pb,
 )
 
-pytestmark = pytest.mark.xdist_group("e2e-assist")
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
 WON = solitaire_pb2.GAME_STATUS_WON
 LOST = solitaire_pb2.GAME_STATUS_LOST

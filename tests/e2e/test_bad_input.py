@@ -12,8 +12,6 @@ from golf.v1 import cards_pb2, solitaire_pb2
 from tests.e2e.identity import quick_game
 from tests.e2e.support import Client, R, move_request, pb
 
-pytestmark = pytest.mark.xdist_group("e2e-bad-input")
-
 
 def _play_card(rank: int, suit: int, code: str = "") -> solitaire_pb2.Move:
     card = cards_pb2.Card(rank=rank, suit=suit, code=code)  # type: ignore[arg-type]

@@ -19,8 +19,6 @@ from tests.e2e.support import (
     unfit_column,
 )
 
-pytestmark = pytest.mark.xdist_group("e2e-contract")
-
 # The tests read the legal moves from the game rather than hard-coding a layout.
 SEED = "e2e-contract-seed"
 

@@ -15,7 +15,6 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 from golf.v1 import player_service_pb2, solitaire_service_pb2
 from tests.e2e.support import Server, health_status
 
-pytestmark = pytest.mark.xdist_group("e2e-discovery")
 SERVICE = solitaire_service_pb2.DESCRIPTOR.services_by_name["SolitaireService"]
 PLAYERS = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"]
 # Every RPC and its REST route (method, path), as the proto comments document them.

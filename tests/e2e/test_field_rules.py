@@ -10,8 +10,6 @@ from golf.v1 import player_service_pb2, solitaire_pb2
 from tests.e2e.identity import quick_game
 from tests.e2e.support import Client, R, move_request, pb
 
-pytestmark = pytest.mark.xdist_group("e2e-field-rules")
-
 
 @pytest.mark.parametrize(
     ("request_", "field"),

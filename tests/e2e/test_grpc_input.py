@@ -13,7 +13,6 @@ from golf.v1 import errors_pb2
 from tests.e2e.support import ERROR_TRAILER, STATUS_TRAILER, Grpc, Server, pb
 from tests.e2e.support import R as Reason
 
-pytestmark = pytest.mark.xdist_group("e2e-grpc-input")
 SMALL = 2048
 """Bytes a refusal's details and each error trailer stay under, whatever the request held."""
 

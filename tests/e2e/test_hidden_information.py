@@ -26,7 +26,6 @@ from tests.e2e.support import (
     unfit_column,
 )
 
-pytestmark = pytest.mark.xdist_group("e2e-hidden")
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
 # A card code standing alone in text (not inside an id, an enum name or a hex digest).
 CODE = re.compile(r"(?<![A-Za-z0-9_])([A2-9TJQK][CDHS])(?![A-Za-z0-9_])")

@@ -18,7 +18,6 @@ from google.protobuf import json_format
 from golf.v1 import errors_pb2, solitaire_service_pb2
 from tests.e2e.support import R, Rest, Server, migrate
 
-pytestmark = pytest.mark.xdist_group("e2e-hostile-rest")
 LIMIT = 64 * 1024  # the default GOLF_MAX_BODY_BYTES
 MB = 2**20
 GAME = "/v1/games/00000000-0000-0000-0000-000000000000"

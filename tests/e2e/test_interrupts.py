@@ -39,7 +39,6 @@ from tests.e2e.support import (
     pb,
 )
 
-pytestmark = pytest.mark.xdist_group("e2e-interrupts")
 QUIET_EXITS = (0, 130, -signal.SIGINT)
 """Stopped gracefully, interrupted (Ctrl-C taken as a KeyboardInterrupt), or killed by SIGINT before Python took
 over its handling (the first milliseconds of the interpreter)."""

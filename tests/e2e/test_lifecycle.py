@@ -6,12 +6,9 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
-import pytest
-
 from golf.v1 import solitaire_pb2
 from tests.e2e.support import Grpc, Reply, Rest, Server, choose_move, move_request, pb
 
-pytestmark = pytest.mark.xdist_group("e2e-lifecycle")
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
 
 

@@ -21,7 +21,6 @@ from sqlalchemy.engine import make_url
 from tests.e2e.support import Grpc, Rest, Server, choose_move, draw, migrate, move_request, pb
 from tests.e2e.support import R as Reason
 
-pytestmark = pytest.mark.xdist_group("e2e-outages")
 RETRY_SECONDS = 2.0
 RECOVERY_TIMEOUT = 30.0
 

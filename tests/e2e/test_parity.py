@@ -24,7 +24,6 @@ from tests.e2e.support import (
     unfit_column,
 )
 
-pytestmark = pytest.mark.xdist_group("e2e-parity")
 _VOLATILE_JSON = {"id", "dealId", "createTime", "updateTime", "elapsed"}
 
 

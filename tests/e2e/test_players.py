@@ -14,7 +14,6 @@ from golf.v1 import player_service_pb2, solitaire_pb2
 from tests.e2e.identity import finish, new_client, own_token, quick_game
 from tests.e2e.support import Client, Grpc, R, Rest, Server, choose_move, move_request, new_key, pb
 
-pytestmark = pytest.mark.xdist_group("e2e-players")
 DONE = (solitaire_pb2.GAME_STATUS_WON, solitaire_pb2.GAME_STATUS_LOST)
 
 

@@ -25,7 +25,6 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from tests.e2e.identity import new_client, quick_game
 from tests.e2e.support import Client, R, Server, migrate, new_key, pb
 
-pytestmark = pytest.mark.xdist_group("e2e-portals")
 PEM_ISSUER, JWKS_ISSUER = "https://portal.example", "https://other-portal.example"
 AUDIENCE = "golf-for-portals"
 

@@ -3,12 +3,9 @@ server's clock for each hole, the next hole only once the current one is over, e
 
 from __future__ import annotations
 
-import pytest
-
 from golf.v1 import solitaire_pb2
 from tests.e2e.support import Board, Client, Grpc, R, Rest, choose_move, move_request, pb
 
-pytestmark = pytest.mark.xdist_group("e2e-rounds")
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
 ROUND_IN_PROGRESS = solitaire_pb2.ROUND_STATUS_IN_PROGRESS
 ROUND_FINISHED = solitaire_pb2.ROUND_STATUS_FINISHED

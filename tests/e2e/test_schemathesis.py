@@ -17,11 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.support import Rest, Server
 
-pytestmark = pytest.mark.xdist_group("e2e-schemathesis")
 ST = Path(sys.executable).with_name("st")
 EXAMPLES = 12
 """Generated cases per operation and phase: bounded so that a run takes about half a minute."""

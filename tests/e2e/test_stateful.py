@@ -27,7 +27,6 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, cast
 
-import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
@@ -55,8 +54,6 @@ from tests.e2e.support import (
     pb,
     scrub,
 )
-
-pytestmark = pytest.mark.xdist_group("e2e-stateful")
 
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
 _STATUS = {

@@ -9,12 +9,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
-import pytest
 
 from golf.v1 import solitaire_pb2
 from tests.e2e.support import Client, Grpc, R, Rest, Server, migrate, pb
 
-pytestmark = pytest.mark.xdist_group("e2e-deals")
 D = solitaire_pb2
 LEVELS = {
     D.DIFFICULTY_EASY: "easy",
