@@ -95,7 +95,11 @@ def test_an_invalid_argument_has_the_same_details_on_both(server: Server, rest: 
     req = pb.PlayMoveRequest(game_id=game.id, move=draw())
     details = _same_refusal(resp, _grpc_refusal(server.grpc_target, "PlayMove", req, rest.token))
     message = resp.json()["message"]
-    violation = error_details_pb2.BadRequest.FieldViolation(field="idempotencyKey", description=message)
+    violation = error_details_pb2.BadRequest.FieldViolation(
+        field="idempotencyKey",
+        description=message,
+        reason="required",  # the contract's rule id
+    )
     assert details == [
         _info("INVALID_ARGUMENT", field="idempotencyKey"),
         error_details_pb2.BadRequest(field_violations=[violation]),

@@ -5,6 +5,7 @@ the same rules is in tests/unit/api/test_openapi_rules.py."""
 from __future__ import annotations
 
 import pytest
+from google.rpc import error_details_pb2
 
 from golf.v1 import player_service_pb2, solitaire_pb2
 from tests.e2e.identity import quick_game
@@ -45,6 +46,12 @@ def test_every_broken_rule_is_listed_and_the_first_is_named(client: Client) -> N
     assert error.field == "rules.decks"
     for named in ("rules.decks", "rules.columnHeight", "holes"):
         assert named in error.message, error.message
+    # The standard BadRequest detail has one violation per rule broken, with the rule's id (both transports).
+    (bad_request,) = [d for d in error.details if d.Is(error_details_pb2.BadRequest.DESCRIPTOR)]
+    unpacked = error_details_pb2.BadRequest()
+    assert bad_request.Unpack(unpacked)
+    found = {(v.field, v.reason) for v in unpacked.field_violations}
+    assert found == {("rules.decks", "int32.gte_lte"), ("rules.columnHeight", "int32.gte_lte"), ("holes", "int32.in")}
 
 
 def test_mutations_need_a_key_and_a_move_of_one_kind(client: Client) -> None:

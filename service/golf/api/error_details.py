@@ -22,8 +22,8 @@ _PREFIX = "ERROR_REASON_"
 
 def standard_details(failure: ApiError) -> list[Message]:
     """``ErrorInfo`` (the reason without its ``ERROR_REASON_`` prefix, our domain, ``metadata.field``),
-    ``BadRequest`` naming the field of an invalid argument, and ``RetryInfo`` when the client should wait: in this
-    order, each only when it applies (``ErrorInfo`` always)."""
+    ``BadRequest`` with a field violation for each rule an invalid argument broke, and ``RetryInfo`` when the client
+    should wait: in this order, each only when it applies (``ErrorInfo`` always)."""
     body = failure.body
     info = error_details_pb2.ErrorInfo(
         reason=errors_pb2.ErrorReason.Name(body.reason).removeprefix(_PREFIX), domain=ERROR_DOMAIN
@@ -31,9 +31,12 @@ def standard_details(failure: ApiError) -> list[Message]:
     if body.field:
         info.metadata["field"] = body.field
     details: list[Message] = [info]
-    if body.field and failure.code == grpc.StatusCode.INVALID_ARGUMENT:
-        violation = error_details_pb2.BadRequest.FieldViolation(field=body.field, description=body.message)
-        details.append(error_details_pb2.BadRequest(field_violations=[violation]))
+    if failure.violations and failure.code == grpc.StatusCode.INVALID_ARGUMENT:
+        violations = [
+            error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description, reason=v.rule)
+            for v in failure.violations
+        ]
+        details.append(error_details_pb2.BadRequest(field_violations=violations))
     if failure.retry_after is not None:
         retry = error_details_pb2.RetryInfo()
         retry.retry_delay.FromNanoseconds(int(failure.retry_after * 1e9))

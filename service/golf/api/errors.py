@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import grpc
 
 from golf.api.convert import game_to_proto
@@ -50,8 +52,9 @@ REALM = "golf"
 class ApiError(Exception):
     """A refusal ready for either transport: the ``Error`` body, its gRPC code and its HTTP status, and what the
     transports add in their own terms: ``retry_after`` seconds (HTTP ``Retry-After``, gRPC ``RetryInfo``) and the
-    HTTP ``WWW-Authenticate`` challenge. The body's ``status`` is set to the code's name here; its standard
-    ``details`` are built by ``golf.api.error_details`` for each transport."""
+    HTTP ``WWW-Authenticate`` challenge; for an invalid request, every field ``violation`` (field, description,
+    rule), when there are several. The body's ``status`` is set to the code's name here; its standard ``details``
+    are built by ``golf.api.error_details`` for each transport."""
 
     def __init__(
         self,
@@ -60,6 +63,7 @@ class ApiError(Exception):
         http_status: int,
         retry_after: float | None = None,
         www_authenticate: str | None = None,
+        violations: list[Violation] | None = None,
     ) -> None:
         super().__init__(body.message)
         body.status = code.name
@@ -68,13 +72,26 @@ class ApiError(Exception):
         self.http_status = http_status
         self.retry_after = retry_after
         self.www_authenticate = www_authenticate
+        self.violations = violations if violations else [Violation(body.field, body.message)] if body.field else []
 
 
-def invalid(field: str, message: str) -> ApiError:
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken rule of a request: the field (proto3 JSON path), what is wrong, and the rule's id when the
+    contract states it (``string.max_len``)."""
+
+    field: str
+    description: str
+    rule: str = ""
+
+
+def invalid(field: str, message: str, violations: list[Violation] | None = None) -> ApiError:
+    """INVALID_ARGUMENT naming ``field``; ``violations`` lists every rule broken when there are more."""
     return ApiError(
         errors_pb2.Error(reason=R.ERROR_REASON_INVALID_ARGUMENT, message=message, field=field),
         grpc.StatusCode.INVALID_ARGUMENT,
         400,
+        violations=violations,
     )
 
 

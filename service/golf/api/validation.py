@@ -15,7 +15,7 @@ import protovalidate
 from google.protobuf.message import Message
 
 from golf.api.contract import json_name
-from golf.api.errors import ApiError, invalid
+from golf.api.errors import ApiError, Violation, invalid
 from golf.api.text import check_text
 
 _VALIDATOR = protovalidate.Validator()
@@ -31,8 +31,9 @@ def check_request(message: Message) -> None:
 
 def _refusal(message: Message, violations: list[protovalidate.Violation]) -> ApiError:
     """The first violation names the field; the message lists every one (a client fixes them all at once)."""
-    found = [_where(message, v) for v in violations]
-    return invalid(found[0][0], "; ".join(f"{path} {problem}" if path else problem for path, problem in found))
+    found = [(*_where(message, v), v.proto.rule_id) for v in violations]
+    broken = [Violation(path, f"{path} {problem}" if path else problem, rule) for path, problem, rule in found]
+    return invalid(broken[0].field, "; ".join(v.description for v in broken), broken)
 
 
 def _where(message: Message, violation: protovalidate.Violation) -> tuple[str, str]:
