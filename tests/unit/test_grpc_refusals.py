@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote
 
 import grpc
 import pytest
@@ -13,7 +14,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 from golf.adapters.edge import Edge
 from golf.adapters.grpc_server import ERROR_TRAILER, MAX_DETAILS, STATUS_TRAILER, build_grpc_server
-from golf.api.errors import ApiError, invalid
+from golf.api.errors import ApiError, Violation, invalid
 from golf.api.rpc import CallContext, Rpc
 from golf.app.errors import NotFound, StorageUnavailable
 from golf.app.identity import Caller
@@ -43,6 +44,11 @@ async def _huge_field(request: Any, ctx: CallContext) -> Message:
     raise invalid("x" * 100_000, HUGE)
 
 
+async def _many_violations(request: Any, ctx: CallContext) -> Message:
+    broken = [Violation(f"f{i}" + "é" * 300, HUGE[:5000], "rule") for i in range(100)]
+    raise invalid(broken[0].field, "; ".join(v.description for v in broken), broken)
+
+
 async def _database_down(request: Any, ctx: CallContext) -> Message:
     raise StorageUnavailable("connection refused")
 
@@ -62,6 +68,7 @@ async def channel() -> AsyncIterator[grpc.aio.Channel]:
         _rpc("GetRound", _huge_field),
         _rpc("ListGames", _database_down),
         _rpc("GetDeal", _fine),
+        _rpc("ListRounds", _many_violations),
     ]
     server, _health, port = build_grpc_server(rpcs, "127.0.0.1:0", Edge(_Anyone(), _NoLimits()))
     await server.start()
@@ -89,7 +96,11 @@ def _check_small(err: grpc.aio.AioRpcError, trailers: dict[str, Any]) -> errors_
     assert body.message == status.message == details
     # The status repeats the message in its details (ErrorInfo, BadRequest, the Error): still far below the 8 KiB
     # of metadata a gRPC client takes by default.
-    assert len(trailers[ERROR_TRAILER]) < 2 * MAX_DETAILS and len(trailers[STATUS_TRAILER]) < 5 * MAX_DETAILS
+    assert len(trailers[ERROR_TRAILER]) < 2 * MAX_DETAILS and len(trailers[STATUS_TRAILER]) < 6 * MAX_DETAILS
+    # All of it on the wire (binary values in base64, the message percent-encoded in grpc-message): far from the
+    # 8 KiB past which gRPC clients start refusing calls at random.
+    wire = len(quote(details, safe="")) + sum(len(k) + len(v) * 4 // 3 for k, v in trailers.items())
+    assert wire < 6 * 1024, wire
     return body
 
 
@@ -100,6 +111,17 @@ async def test_a_message_echoing_megabytes_is_cut_to_a_short_prefix(channel: grp
     body = _check_small(err, trailers)
     assert body.reason == R.ERROR_REASON_NOT_FOUND
     assert body.message.startswith("no game 'éé") and body.message.endswith("…")
+
+
+async def test_any_number_of_violations_of_any_length_is_cut_too(channel: grpc.aio.Channel) -> None:
+    err, trailers = await _refusal(channel, "ListRounds", pb.ListRoundsRequest().SerializeToString())
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
+    _check_small(err, trailers)
+    status = status_pb2.Status.FromString(trailers[STATUS_TRAILER])
+    (packed,) = [d for d in status.details if d.Is(error_details_pb2.BadRequest.DESCRIPTOR)]
+    bad_request = error_details_pb2.BadRequest()
+    packed.Unpack(bad_request)
+    assert 0 < len(bad_request.field_violations) < 100
 
 
 async def test_a_field_of_any_length_is_cut_too(channel: grpc.aio.Channel) -> None:

@@ -20,7 +20,7 @@ from golf.adapters.edge import Edge, grpc_peer_address
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request_id, request_id
 from golf.adapters.metrics import Metrics
 from golf.api.error_details import pack, standard_details
-from golf.api.errors import ApiError, internal_error, invalid, to_api_error
+from golf.api.errors import ApiError, Violation, internal_error, invalid, to_api_error
 from golf.api.rpc import Rpc
 from golf.api.validation import check_request
 from golf.app.errors import AppError
@@ -30,7 +30,7 @@ SERVICE_NAME = solitaire_service_pb2.DESCRIPTOR.services_by_name["SolitaireServi
 PLAYER_SERVICE_NAME = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
 ERROR_TRAILER = "golf-error-bin"
 STATUS_TRAILER = "grpc-status-details-bin"
-MAX_DETAILS = 1024
+MAX_DETAILS = 512
 """The most bytes of a refusal's message (the status ``details`` and the ``Error.message`` in the trailers): what
 travels in metadata must stay well under the clients' metadata limit (8 KiB by default) whatever the client sent."""
 MAX_FIELD = 256
@@ -70,17 +70,27 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _bounded(failure: ApiError) -> ApiError:
-    """``failure`` with its message and field cut to what may travel in gRPC metadata (a copy when cut)."""
+    """``failure`` with its message, field and field violations cut to what may travel in gRPC metadata (a copy
+    when cut). The message goes out three times (``grpc-message``, ``golf-error-bin``, the status) and the
+    violations once: together well under the 8 KiB a client takes, past which gRPC starts refusing calls."""
     body = failure.body
-    if len(body.message) * 4 <= MAX_DETAILS and len(body.field) * 4 <= MAX_FIELD:
+    violations = failure.violations
+    texts = len(body.message) + len(body.field) + sum(len(v.field) + len(v.description) for v in violations)
+    if texts * 4 <= MAX_DETAILS and len(body.field) * 4 <= MAX_FIELD:
         return failure  # short enough whatever its characters: the usual case, without encoding anything
     message, field = _cut(body.message, MAX_DETAILS), _cut(body.field, MAX_FIELD)
-    if message == body.message and field == body.field:
-        return failure
+    kept: list[Violation] = []
+    room = MAX_DETAILS
+    for v in violations:
+        cut_field, description = _cut(v.field, MAX_FIELD), _cut(v.description, MAX_FIELD)
+        room -= len(cut_field.encode()) + len(description.encode())
+        if room < 0:
+            break
+        kept.append(Violation(cut_field, description, v.rule))
     cut = errors_pb2.Error()
     cut.CopyFrom(body)
     cut.message, cut.field = message, field
-    return ApiError(cut, failure.code, failure.http_status, failure.retry_after, failure.www_authenticate)
+    return ApiError(cut, failure.code, failure.http_status, failure.retry_after, failure.www_authenticate, kept)
 
 
 def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> tuple[str, str | None]:
