@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -366,13 +367,14 @@ class _JwksServer:
     """A JWK set served on 127.0.0.1 from a background thread; counts its requests."""
 
     def __init__(self, jwk_set: dict[str, Any]) -> None:
-        body = json.dumps(jwk_set).encode()
+        self.body = json.dumps(jwk_set).encode()
         self.requests = 0
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 outer.requests += 1
+                body = outer.body
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -422,6 +424,26 @@ async def test_trusted_issuer_by_jwks(
         assert caller == Caller(player_id="player-of-j-7", issuer=PORTAL, scopes=frozenset())
     assert resolver.calls == [(PORTAL, "j-7", "Jo")]
     assert jwks.requests == 1  # the key set is fetched once and kept
+
+
+async def test_a_key_the_portal_removes_stops_signing_in_once_the_set_is_fetched_again(
+    jwks: _JwksServer, clock: Clock, rsa_key: rsa.RSAPrivateKey
+) -> None:
+    trusted = TrustedIssuer(
+        issuer=PORTAL, audience="golf", jwks_url=jwks.url, algorithms=("RS256",), jwks_refresh_seconds=0.2
+    )
+    tokens = Tokens(KEY, "golf", "golf", 3600, trusted=[trusted], resolve_external=Resolver(), clock=clock)
+
+    def signed(jti: str) -> str:
+        return jwt.encode(claims(clock.now, iss=PORTAL, jti=jti), rsa_key, algorithm="RS256", headers={"kid": "k1"})
+
+    assert await tokens.verify(f"Bearer {signed('before')}")
+    other = json.loads(RSAAlgorithm.to_jwk(rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()))
+    jwks.body = json.dumps({"keys": [{**other, "kid": "k2", "use": "sig", "alg": "RS256"}]}).encode()  # k1 revoked
+    await asyncio.sleep(0.3)
+    error = await refused(tokens, f"Bearer {signed('after')}")
+    assert error.message == f"the token's signing key is not among the keys of issuer {PORTAL}"
+    assert jwks.requests == 2
 
 
 async def test_jwks_unknown_kid(

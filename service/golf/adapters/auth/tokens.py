@@ -62,6 +62,10 @@ class TrustedIssuer:
     public_key: str | None = None
     jwks_url: str | None = None
     algorithms: tuple[str, ...] = ("RS256", "ES256")
+    jwks_refresh_seconds: float = 300.0
+    """How long a fetched JWK set is used before it is fetched again: a key the portal removes (rotated away or
+    revoked) stops signing its players in within this time. A token naming a key not in the set fetches it at once
+    (at most every 30 s)."""
 
     def __post_init__(self) -> None:
         # Settings hand over a list; a tuple keeps the frozen dataclass hashable.
@@ -70,6 +74,8 @@ class TrustedIssuer:
             raise ValueError(f"trusted issuer {self.issuer!r}: set exactly one of public_key and jwks_url")
         if not self.algorithms:
             raise ValueError(f"trusted issuer {self.issuer!r}: algorithms is empty")
+        if not self.jwks_refresh_seconds > 0:
+            raise ValueError(f"trusted issuer {self.issuer!r}: jwks_refresh_seconds must be positive")
         refused = [a for a in self.algorithms if a not in ASYMMETRIC_ALGORITHMS]
         if refused:
             raise ValueError(
@@ -236,7 +242,11 @@ def _prepare(config: TrustedIssuer) -> _Trusted:
     """Load a trusted issuer's PEM (keeping the algorithms that fit the key) or make its JWKS client."""
     if config.jwks_url is not None:
         try:
-            client = jwt.PyJWKClient(config.jwks_url, cache_keys=True, timeout=_JWKS_TIMEOUT_SECONDS)
+            # The set is kept for ``jwks_refresh_seconds``, keys are not kept past it (``cache_keys`` would keep a key
+            # the portal has removed for as long as the process runs).
+            client = jwt.PyJWKClient(
+                config.jwks_url, cache_keys=False, lifespan=config.jwks_refresh_seconds, timeout=_JWKS_TIMEOUT_SECONDS
+            )
         except jwt.PyJWKClientError as err:
             raise ValueError(f"trusted issuer {config.issuer!r}: {err}") from err
         return _Trusted(config, list(config.algorithms), jwks=client)
