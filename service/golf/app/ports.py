@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Protocol
@@ -18,6 +19,9 @@ from golf.app.records import (
     RoundRecord,
     Verdict,
 )
+from golf.app.tables.entries import Entry
+from golf.app.tables.records import LoggedEntry, TableRecord
+from golf.app.tables.state import Table, TableStatus
 from golf.engine.solitaire.autoplay import AutoRun
 from golf.engine.solitaire.difficulty import Difficulty
 from golf.engine.solitaire.rules import SolitaireRules
@@ -129,6 +133,36 @@ class SolitaireRepository(Protocol):
     async def revoke_refresh_token(self, token_hash: str, when: datetime) -> bool:
         """Mark the token revoked (if not already); whether a token had that hash."""
         ...
+
+
+class TableRepository(Protocol):
+    """Live card Golf tables and their append-only logs (``golf.adapters.db.table_store.SqlTableStore``)."""
+
+    async def add_table(self, record: TableRecord) -> None:
+        """Raises ``AlreadyStored`` when the id, or the join code of a table not over, is taken."""
+        ...
+
+    async def append(
+        self,
+        table_id: str,
+        expected_version: int,
+        entries: Sequence[Entry],
+        status: TableStatus,
+        created_at: datetime,
+        idempotency_key: str | None = None,
+    ) -> int:
+        """One command's entries, at ``expected_version``; the new version. Raises ``TableChanged`` (a
+        ``Conflict``) when another writer appended first or the key is taken, ``NotFound`` for no such table."""
+        ...
+
+    async def get_table(self, table_id: str) -> TableRecord | None: ...
+    async def get_entries(
+        self, table_id: str, after_seq: int = 0, through_seq: int | None = None
+    ) -> list[LoggedEntry]: ...
+    async def load_table(self, table_id: str) -> tuple[TableRecord, Table] | None: ...
+    async def find_command(self, table_id: str, idempotency_key: str) -> list[LoggedEntry] | None: ...
+    async def list_open_tables(self, limit: int, preset: str | None = None) -> list[TableRecord]: ...
+    async def find_by_join_code(self, join_code: str) -> TableRecord | None: ...
 
 
 class UnitOfWork(Protocol):

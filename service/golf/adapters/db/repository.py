@@ -7,6 +7,7 @@ from types import TracebackType
 from typing import Any
 
 from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
+from golf.adapters.db.table_store import SqlTableStore
 from golf.app.identity import PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, DuplicateMove
 from golf.app.records import (
@@ -579,11 +580,17 @@ class SqlUnitOfWork:
     async def __aenter__(self) -> SqlUnitOfWork:
         self._tx, self._token = await self._driver.begin()
         self._repo = SqlRepository(self._tx)
+        self._tables = SqlTableStore(self._tx)
         return self
 
     @property
     def repo(self) -> SqlRepository:
         return self._repo
+
+    @property
+    def tables(self) -> SqlTableStore:
+        """The live card Golf tables and their logs, in this unit of work's transaction."""
+        return self._tables
 
     async def commit(self) -> None:
         await self._tx.commit()

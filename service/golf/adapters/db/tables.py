@@ -186,4 +186,60 @@ class DailyDealRow(SQLModel, table=True):
     deal_id: str = Field(foreign_key="deals.id", max_length=36)
 
 
+# Partial indexes of the card Golf tables (migration 0005 uses the same text).
+CARD_GOLF_TABLES_CODE_WHERE = "join_code IS NOT NULL AND status <> 'over'"
+"""A join code opens one table at a time: a code may be used again once its table's match is over."""
+CARD_GOLF_TABLES_OPEN_WHERE = "status = 'seating' AND listed"
+"""The listed tables still seating players: what the list of open tables scans."""
+CARD_GOLF_ENTRIES_KEY_WHERE = "idempotency_key IS NOT NULL"
+
+
+class CardGolfTableRow(SQLModel, table=True):
+    """A live card Golf table: its options (``golf.app.tables.records`` format), match seed and where its log
+    stands. ``version`` counts the entries of its log; ``status``, ``preset``, ``listed`` and ``join_code`` repeat
+    what the options and the log say, for queries."""
+
+    __tablename__ = "card_golf_tables"
+    __table_args__ = (
+        Index("uq_card_golf_tables_join_code", "join_code", unique=True, **_partial(CARD_GOLF_TABLES_CODE_WHERE)),
+        Index("ix_card_golf_tables_open", "preset", "created_at", "id", **_partial(CARD_GOLF_TABLES_OPEN_WHERE)),
+    )
+
+    id: str = Field(primary_key=True, max_length=36)
+    options: str = Field(sa_column=Column(Text, nullable=False))
+    seed: str = Field(max_length=160)
+    preset: str = Field(max_length=64)
+    join_code: str | None = Field(default=None, max_length=16, nullable=True)
+    listed: bool
+    owner_id: str = Field(max_length=36)
+    created_at: datetime = Field(sa_column=_when())
+    version: int
+    status: str = Field(max_length=16)
+
+
+class CardGolfTableEntryRow(SQLModel, table=True):
+    """The append-only log of a table, one row per entry. The primary key (table, seq) settles races between
+    writers; the partial unique index stops a command's idempotency key being stored twice."""
+
+    __tablename__ = "card_golf_table_entries"
+    __table_args__ = (
+        Index(
+            "uq_card_golf_table_entries_key",
+            "table_id",
+            "idempotency_key",
+            unique=True,
+            **_partial(CARD_GOLF_ENTRIES_KEY_WHERE),
+        ),
+    )
+
+    table_id: str = Field(foreign_key="card_golf_tables.id", primary_key=True, max_length=36)
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    idempotency_key: str | None = Field(default=None, max_length=128, nullable=True)
+    batch: int
+    """On a command's first entry, the entries the command wrote; 0 on its other entries."""
+    entry: str = Field(sa_column=Column(Text, nullable=False))
+    seat: int | None = Field(default=None, nullable=True)
+    created_at: datetime = Field(sa_column=_when())
+
+
 metadata = SQLModel.metadata

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from golf.app.errors import AppError
+from golf.app.errors import AppError, Conflict
 from golf.engine.cardgolf.moves import IllegalMove
 
 
@@ -46,3 +46,13 @@ class TableMoveRefused(AppError):
     def __init__(self, illegal: IllegalMove) -> None:
         super().__init__(illegal.message)
         self.illegal = illegal
+
+
+class TableChanged(Conflict):
+    """A write to a table's log lost: the table was no longer at the version the writer read (another writer
+    appended first), or ``key_taken``: the command's idempotency key is already in the log (look its command up
+    to answer a retry with the stored result). A ``Conflict``, so a client that sees it may retry."""
+
+    def __init__(self, message: str, key_taken: bool = False) -> None:
+        super().__init__(message)
+        self.key_taken = key_taken
