@@ -234,3 +234,16 @@ def test_migrate_makes_the_sqlite_directory(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'new' / 'dir' / 'golf.db'}"
     upgrade(url)
     assert (tmp_path / "new" / "dir" / "golf.db").exists() and at_head(url)
+
+
+async def test_a_statement_may_take_more_than_999_parameters(database: Database) -> None:
+    """PostgreSQL takes up to 65,535 placeholders; the driver numbered only 999 and then failed with an unclear
+    RuntimeError (a many-row insert of a table's log met it). SQLite's limit is 32,766."""
+    values = list(range(1500))
+    placeholders = ", ".join("?" for _ in values)
+    sql = f"SELECT CASE WHEN 1499 IN ({placeholders}) THEN 1 ELSE 0 END AS found"
+    async with database() as uow:
+        found = await uow._tx.fetchone(sql, *values)
+        missing = await uow._tx.fetchone(sql, *values[:-1], 0)
+    assert found is not None and found["found"] == 1  # the last value reached the last placeholder
+    assert missing is not None and missing["found"] == 0

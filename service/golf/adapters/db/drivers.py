@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import itertools
 import logging
 import os
 import re
@@ -163,9 +164,10 @@ _pg_sql: dict[str, str] = {}
 
 
 def _numbered(sql: str) -> str:
+    """``sql`` with its ``?`` placeholders numbered for PostgreSQL (``$1``, ``$2``, ...; it takes up to 65,535)."""
     out = _pg_sql.get(sql)
     if out is None:
-        counter = iter(range(1, 1000))
+        counter = itertools.count(1)
         out = _pg_sql[sql] = _PLACEHOLDER.sub(lambda _m: f"${next(counter)}", sql)
     return out
 
