@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -12,7 +13,7 @@ from golf.adapters.db.migrate import upgrade
 from golf.adapters.db.repository import Database
 from golf.adapters.health import Readiness
 from golf.adapters.logs import JsonFormatter, accept_request_id, request_id
-from golf.adapters.metrics import Metrics
+from golf.adapters.metrics import Metrics, TimedSolver
 from golf.api.rpc import Rpc
 from golf.v1 import solitaire_service_pb2 as pb
 
@@ -90,3 +91,30 @@ async def test_moves_counted_once_per_stored_move() -> None:
     for call in (play, play, auto, auto):
         await call.handler(None, None)
     assert metrics.registry.get_sample_value("golf_moves_played_total") == 4
+
+
+async def test_solver_durations_count_completed_calls_only() -> None:
+    """A solver call cancelled (its client went away) or refused (the queue full) is no solver duration."""
+    metrics = Metrics()
+
+    class Inner:
+        def __init__(self) -> None:
+            self.outcomes: list[Any] = []
+
+        async def solve(self, state: Any, budget: Any, owner: Any = None) -> Any:
+            outcome = self.outcomes.pop(0)
+            if isinstance(outcome, BaseException):
+                raise outcome
+            return outcome
+
+    inner = Inner()
+    timed = TimedSolver(inner, metrics)  # type: ignore[arg-type]
+    inner.outcomes = ["answer", asyncio.CancelledError(), RuntimeError("queue full"), "answer"]
+    assert await timed.solve(None, None) == "answer"  # type: ignore[arg-type]
+    with pytest.raises(asyncio.CancelledError):
+        await timed.solve(None, None)  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError):
+        await timed.solve(None, None)  # type: ignore[arg-type]
+    assert await timed.solve(None, None) == "answer"  # type: ignore[arg-type]
+    count = metrics.registry.get_sample_value("golf_solver_duration_seconds_count", {"kind": "solve"})
+    assert count == 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -24,6 +24,8 @@ from golf.engine.solitaire.difficulty import Difficulty
 from golf.engine.solitaire.rules import SolitaireRules
 from golf.engine.solitaire.solver import SolveResult
 from golf.engine.solitaire.state import State
+
+T = TypeVar("T")
 
 __all__ = ["CONTENT_TYPE_LATEST", "Metrics", "RouteMetrics", "RpcMetrics", "TimedSolver"]
 
@@ -178,7 +180,9 @@ class Metrics:
 
 
 class TimedSolver:
-    """The solver port with each call's wall time recorded in ``golf_solver_duration_seconds``."""
+    """The solver port with each call's wall time recorded in ``golf_solver_duration_seconds``: calls that
+    complete (with an answer or within their budget) only. A call refused (the queue full) or cancelled (its client
+    went away) is not a solver duration and would only blur the histogram."""
 
     def __init__(self, inner: Solver, metrics: Metrics) -> None:
         self._inner = inner
@@ -188,16 +192,13 @@ class TimedSolver:
         self._find = metrics.solver_seconds.labels("find_winnable")
 
     async def solve(self, state: State, budget: int | None, owner: str | None = None) -> SolveResult:
-        with self._solve.time():
-            return await self._inner.solve(state, budget, owner)
+        return await _timed(self._solve, self._inner.solve(state, budget, owner))
 
     async def autoplay_run(self, state: State, budget: int | None, owner: str | None = None) -> AutoRun:
-        with self._autoplay.time():
-            return await self._inner.autoplay_run(state, budget, owner)
+        return await _timed(self._autoplay, self._inner.autoplay_run(state, budget, owner))
 
     async def verdict(self, state: State, budget: int | None, owner: str | None = None) -> Verdict:
-        with self._verdict.time():
-            return await self._inner.verdict(state, budget, owner)
+        return await _timed(self._verdict, self._inner.verdict(state, budget, owner))
 
     async def find_winnable(
         self,
@@ -207,5 +208,12 @@ class TimedSolver:
         attempts: int,
         owner: str | None = None,
     ) -> tuple[str, Verdict] | None:
-        with self._find.time():
-            return await self._inner.find_winnable(rules, difficulty, budget, attempts, owner)
+        return await _timed(self._find, self._inner.find_winnable(rules, difficulty, budget, attempts, owner))
+
+
+async def _timed(histogram: Any, call: Awaitable[T]) -> T:
+    """``call``'s result, its wall time observed in ``histogram`` when it returns (not when it raises)."""
+    start = time.perf_counter()
+    result = await call
+    histogram.observe(time.perf_counter() - start)
+    return result
