@@ -171,6 +171,11 @@ class UnitOfWork(Protocol):
     @property
     def repo(self) -> SolitaireRepository: ...
 
+    @property
+    def tables(self) -> TableRepository:
+        """The live card Golf tables and their logs, in this transaction."""
+        ...
+
     async def __aenter__(self) -> UnitOfWork: ...
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

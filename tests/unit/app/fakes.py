@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 
+from golf.app.errors import NotFound
 from golf.app.identity import LEGACY_OWNER, PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, DuplicateMove
 from golf.app.records import (
@@ -20,6 +22,10 @@ from golf.app.records import (
     RoundRecord,
     Verdict,
 )
+from golf.app.tables.entries import Entry
+from golf.app.tables.errors import TableChanged
+from golf.app.tables.records import LoggedEntry, TableRecord
+from golf.app.tables.state import Table, TableStatus, replay
 
 IN_PROGRESS = "in_progress"
 
@@ -45,6 +51,8 @@ class Tables:
     players: dict[str, PlayerRecord] = field(default_factory=dict)
     refresh_tokens: dict[str, RefreshTokenRecord] = field(default_factory=dict)
     """By token hash."""
+    card_tables: dict[str, TableRecord] = field(default_factory=dict)
+    table_logs: dict[str, list[LoggedEntry]] = field(default_factory=dict)
 
 
 def _holds_play(game: GameRecord) -> bool:
@@ -272,6 +280,108 @@ class FakeRepository:
         return True
 
 
+class FakeTableStore:
+    """``SqlTableStore`` in memory, with the same refusals: an append at a version the table is no longer at, or
+    with a key already in its log, is ``TableChanged``; a taken id or join code (of a table not over) is
+    ``AlreadyStored`` naming the constraint as PostgreSQL does."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.t = tables
+        self.appends = 0
+        """Appends that stored something, in this unit of work."""
+
+    async def add_table(self, record: TableRecord) -> None:
+        if record.id in self.t.card_tables:
+            raise AlreadyStored("card_golf_tables_pkey")
+        code = record.options.join_code
+        if code is not None and any(
+            r.options.join_code == code and r.status is not TableStatus.OVER for r in self.t.card_tables.values()
+        ):
+            raise AlreadyStored("uq_card_golf_tables_join_code")
+        self.t.card_tables[record.id] = record
+        self.t.table_logs[record.id] = []
+
+    async def append(
+        self,
+        table_id: str,
+        expected_version: int,
+        entries: Sequence[Entry],
+        status: TableStatus,
+        created_at: datetime,
+        idempotency_key: str | None = None,
+    ) -> int:
+        if not entries:
+            raise ValueError("a command appends at least one entry")
+        record = self.t.card_tables.get(table_id)
+        if record is None:
+            raise NotFound(f"table {table_id} not found")
+        log = self.t.table_logs[table_id]
+        key_taken = idempotency_key is not None and any(e.idempotency_key == idempotency_key for e in log)
+        if record.version != expected_version:
+            raise TableChanged(f"table {table_id} is at version {record.version}", key_taken=key_taken)
+        if key_taken:
+            raise TableChanged(f"table {table_id} already has the key", key_taken=True)
+        for n, entry in enumerate(entries):
+            first = n == 0
+            log.append(
+                LoggedEntry(
+                    expected_version + n + 1,
+                    entry,
+                    created_at,
+                    idempotency_key if first else None,
+                    len(entries) if first else 0,
+                )
+            )
+        new_version = expected_version + len(entries)
+        self.t.card_tables[table_id] = replace(record, version=new_version, status=status)
+        self.appends += 1
+        return new_version
+
+    async def get_table(self, table_id: str) -> TableRecord | None:
+        return self.t.card_tables.get(table_id)
+
+    async def get_entries(self, table_id: str, after_seq: int = 0, through_seq: int | None = None) -> list[LoggedEntry]:
+        return [
+            e
+            for e in self.t.table_logs.get(table_id, [])
+            if e.seq > after_seq and (through_seq is None or e.seq <= through_seq)
+        ]
+
+    async def load_table(self, table_id: str) -> tuple[TableRecord, Table] | None:
+        record = self.t.card_tables.get(table_id)
+        if record is None:
+            return None
+        log = await self.get_entries(table_id, through_seq=record.version)
+        return record, replay(record.options, record.seed, (e.entry for e in log))
+
+    async def find_command(self, table_id: str, idempotency_key: str) -> list[LoggedEntry] | None:
+        log = self.t.table_logs.get(table_id, [])
+        first = next((e for e in log if e.idempotency_key == idempotency_key), None)
+        if first is None:
+            return None
+        return [e for e in log if first.seq <= e.seq < first.seq + first.batch]
+
+    async def list_open_tables(self, limit: int, preset: str | None = None) -> list[TableRecord]:
+        rows = [
+            r
+            for r in self.t.card_tables.values()
+            if r.status is TableStatus.SEATING and r.listed and (preset is None or r.options.preset == preset)
+        ]
+        rows.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+        return rows[:limit]
+
+    async def find_by_join_code(self, join_code: str) -> TableRecord | None:
+        code = join_code.strip().upper()
+        return next(
+            (
+                r
+                for r in self.t.card_tables.values()
+                if r.options.join_code == code and r.status is not TableStatus.OVER
+            ),
+            None,
+        )
+
+
 class FakeUnitOfWork:
     """Works on a copy of the tables; commit publishes the copy, anything else throws it away."""
 
@@ -279,16 +389,21 @@ class FakeUnitOfWork:
         self.store = store
 
     async def __aenter__(self) -> FakeUnitOfWork:
-        self.tables = copy.deepcopy(self.store.tables)
-        self._repo = FakeRepository(self.tables)
+        self.data = copy.deepcopy(self.store.tables)
+        self._repo = FakeRepository(self.data)
+        self._tables = FakeTableStore(self.data)
         return self
 
     @property
     def repo(self) -> FakeRepository:
         return self._repo
 
+    @property
+    def tables(self) -> FakeTableStore:
+        return self._tables
+
     async def commit(self) -> None:
-        self.store.tables = self.tables
+        self.store.tables = self.data
         self.store.commits += 1
 
     async def __aexit__(
