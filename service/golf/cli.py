@@ -10,7 +10,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from golf.interrupts import EARLY_INTERRUPT, note_interrupts, raise_interrupts
+from golf.interrupts import EARLY_INTERRUPT, exit_on_interrupt, note_interrupts
 
 # Each module defines ``register(subparsers)``, which adds its parser and sets ``func`` (args -> exit code).
 COMMAND_MODULES = (
@@ -39,20 +39,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         faulthandler.register(signal.SIGUSR1, all_threads=True)
     # Until the command is chosen and its modules imported, Ctrl-C is noted rather than raised (see golf.interrupts).
     note_interrupts()
-    try:
-        args = build_parser().parse_args(argv)
-        if not getattr(args, "takes_interrupts", False):  # ``golf serve`` takes SIGINT over itself
-            raise_interrupts()
-            if EARLY_INTERRUPT.is_set():
-                raise KeyboardInterrupt
-        code: int = args.func(args)
-    except KeyboardInterrupt:
-        # Ctrl-C (``make run`` while migrating, say) is the user's choice, not a crash: no traceback. ``golf serve``
-        # takes Ctrl-C itself once it is running, stops gracefully and exits 0. Interrupted half-way through
-        # starting up, threads and pools may be half made: leave at once rather than wait for them at exit.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(INTERRUPTED)
+    args = build_parser().parse_args(argv)
+    if not getattr(args, "takes_interrupts", False):
+        # Every command but ``golf serve`` (which takes SIGINT over, stops gracefully and exits 0) ends at once on
+        # Ctrl-C, with 130 and no traceback: it is the user's choice, not a crash (``make run`` while migrating).
+        if EARLY_INTERRUPT.is_set():
+            sys.stdout.flush()
+            os._exit(INTERRUPTED)
+        exit_on_interrupt(INTERRUPTED)
+    code: int = args.func(args)
     return code
 
 

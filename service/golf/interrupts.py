@@ -7,7 +7,10 @@ from its first line until the command is ready to take it (see ``golf.cli``).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import sys
 import threading
 
 EARLY_INTERRUPT = threading.Event()
@@ -19,6 +22,19 @@ def note_interrupts() -> None:
     signal.signal(signal.SIGINT, lambda _sig, _frame: EARLY_INTERRUPT.set())
 
 
-def raise_interrupts() -> None:
-    """From now on a Ctrl-C raises ``KeyboardInterrupt`` again, as Python's default does."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+def exit_on_interrupt(code: int) -> None:
+    """From now on a Ctrl-C ends the process at once with exit ``code``, without unwinding.
+
+    Raised as ``KeyboardInterrupt``, a Ctrl-C could land anywhere, even in a garbage collector's callback, where
+    Python prints it as "Exception ignored" and goes on: ``golf migrate`` once ran on after a Ctrl-C that way. The
+    commands other than ``golf serve`` hold nothing that must be released in this process: a database transaction
+    left open is rolled back when its connection drops (or, for SQLite, when the file is next opened).
+    """
+
+    def leave(_sig: int, _frame: object) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # a write the signal cut short may refuse a flush
+                stream.flush()
+        os._exit(code)
+
+    signal.signal(signal.SIGINT, leave)

@@ -369,3 +369,41 @@ def test_a_ctrl_c_while_importing_is_not_turned_into_a_crash_by_a_library(tmp_pa
     assert _errors_in(output) == [] and "RuntimeError" not in output, output
     if command == "serve":
         assert done.returncode == 0 and "stopped" in done.stderr, output
+
+
+_CTRL_C_IN_A_GC_CALLBACK = """
+import argparse, gc, os, signal, sys, time, weakref
+import golf.cli as cli
+
+class Thing:
+    pass
+
+def run(_args):
+    thing = Thing()
+    weakref.finalize(thing, lambda: os.kill(os.getpid(), signal.SIGINT))  # the Ctrl-C comes while it is collected
+    del thing
+    gc.collect()
+    time.sleep(0.5)
+    print("ran on after the Ctrl-C")
+    return 0
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="golf")
+    parser.set_defaults(func=run)
+    return parser
+
+cli.build_parser = build_parser
+sys.exit(cli.main([]))
+"""
+
+
+def test_a_ctrl_c_during_a_gc_callback_still_ends_the_command() -> None:
+    """CI once saw ``golf migrate`` take a Ctrl-C inside a garbage collector's callback: raised there as a
+    KeyboardInterrupt, Python printed it as "Exception ignored" with a traceback and the command ran on. Every
+    command but ``serve`` now ends at once on Ctrl-C, exit code 130."""
+    done = subprocess.run(
+        [*FROM_A_TERMINAL, sys.executable, "-c", _CTRL_C_IN_A_GC_CALLBACK], capture_output=True, text=True, timeout=60
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 130, (done.returncode, output)
+    assert "ran on" not in output and _errors_in(output) == [] and "Exception ignored" not in output, output
