@@ -163,8 +163,8 @@ FROM_A_TERMINAL = [
 rightly not see a Ctrl-C sent before it takes SIGINT over itself."""
 
 
-def _serve(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], int, int]:
-    """``golf serve`` in a session of its own (its process group is the test's to signal, like a terminal's)."""
+def _server_env(database_url: str) -> tuple[dict[str, str], int, int]:
+    """The environment of a ``golf serve`` on free ports of 127.0.0.1, and its HTTP and gRPC ports."""
     http_port, grpc_port = free_ports(2)
     env = {
         **os.environ,
@@ -177,6 +177,12 @@ def _serve(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], 
         "GOLF_TOKEN_KEY": TEST_TOKEN_KEY,
         **UNLIMITED,
     }
+    return env, http_port, grpc_port
+
+
+def _serve(database_url: str, log_path: Path) -> tuple[subprocess.Popen[bytes], int, int]:
+    """``golf serve`` in a session of its own (its process group is the test's to signal, like a terminal's)."""
+    env, http_port, grpc_port = _server_env(database_url)
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
             [*FROM_A_TERMINAL, GOLF, "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
@@ -316,10 +322,7 @@ def test_a_ctrl_c_before_the_server_takes_sigint_over_stops_it_gracefully(tmp_pa
     could swallow it and the server would serve on); it is noted instead, and the server stops once it is up."""
     url = f"sqlite:///{tmp_path / 'golf.db'}"
     migrate(url)
-    http_port, grpc_port = free_ports(2)
-    env = {**os.environ, "GOLF_DATABASE_URL": url, "GOLF_HOST": "127.0.0.1", "GOLF_HTTP_PORT": str(http_port),
-           "GOLF_GRPC_PORT": str(grpc_port), "GOLF_LOG_LEVEL": "info", "GOLF_POOL_SIZE": "0",
-           "GOLF_TOKEN_KEY": TEST_TOKEN_KEY}  # fmt: skip
+    env, _http_port, _grpc_port = _server_env(url)
     done = subprocess.run(
         [*FROM_A_TERMINAL, sys.executable, "-c", _EARLY_CTRL_C], env=env, capture_output=True, text=True, timeout=60
     )
@@ -353,10 +356,7 @@ def test_a_ctrl_c_while_importing_is_not_turned_into_a_crash_by_a_library(tmp_pa
     url = f"sqlite:///{tmp_path / 'golf.db'}"
     if command == "serve":
         migrate(url)
-    http_port, grpc_port = free_ports(2)
-    env = {**os.environ, "GOLF_DATABASE_URL": url, "GOLF_HOST": "127.0.0.1", "GOLF_HTTP_PORT": str(http_port),
-           "GOLF_GRPC_PORT": str(grpc_port), "GOLF_LOG_LEVEL": "info", "GOLF_POOL_SIZE": "0",
-           "GOLF_TOKEN_KEY": TEST_TOKEN_KEY}  # fmt: skip
+    env, _http_port, _grpc_port = _server_env(url)
     done = subprocess.run(
         [*FROM_A_TERMINAL, sys.executable, "-c", _CTRL_C_WRAPPED_WHILE_IMPORTING, command],
         env=env,

@@ -17,12 +17,6 @@ from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor import MethodDescriptor
 
 _PATH_FIELD = re.compile(r"{(\w+)}")
-_SNAKE = re.compile(r"_([a-z0-9])")
-
-
-def json_name(name: str) -> str:
-    """A proto field name as proto3 JSON spells it (the contract sets no ``json_name`` of its own)."""
-    return _SNAKE.sub(lambda m: m.group(1).upper(), name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,12 +44,13 @@ def http_route(method: MethodDescriptor) -> HttpRoute:
         template = rule.post
     else:
         raise ValueError(f'{method.full_name}: only GET without a body and POST with body "*" are served')
-    fields = tuple(_PATH_FIELD.findall(template))
-    for name in fields:
-        if name not in method.input_type.fields_by_name:
+    by_name = method.input_type.fields_by_name
+    for name in _PATH_FIELD.findall(template):
+        if name not in by_name:
             raise ValueError(f"{method.full_name}: the route names {name!r}, which the request does not have")
-    path = _PATH_FIELD.sub(lambda m: "{" + json_name(m.group(1)) + "}", template)
-    return HttpRoute(kind.upper(), path, tuple(json_name(f) for f in fields), kind == "post")
+    path = _PATH_FIELD.sub(lambda m: "{" + by_name[m.group(1)].json_name + "}", template)
+    fields = tuple(by_name[name].json_name for name in _PATH_FIELD.findall(template))
+    return HttpRoute(kind.upper(), path, fields, kind == "post")
 
 
 @functools.cache

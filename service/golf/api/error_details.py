@@ -12,7 +12,7 @@ from google.protobuf.message import Message
 # descriptor pool, and this import puts ErrorInfo, BadRequest and RetryInfo there.
 from google.rpc import error_details_pb2
 
-from golf.api.errors import ApiError
+from golf.api.errors import ApiError, Violation
 from golf.v1 import errors_pb2
 
 ERROR_DOMAIN = "golf.v1"
@@ -31,10 +31,11 @@ def standard_details(failure: ApiError) -> list[Message]:
     if body.field:
         info.metadata["field"] = body.field
     details: list[Message] = [info]
-    if failure.violations and failure.code == grpc.StatusCode.INVALID_ARGUMENT:
+    if body.field and failure.code == grpc.StatusCode.INVALID_ARGUMENT:
+        broken = failure.violations or [Violation(body.field, body.message)]
         violations = [
             error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description, reason=v.rule)
-            for v in failure.violations
+            for v in broken
         ]
         details.append(error_details_pb2.BadRequest(field_violations=violations))
     if failure.retry_after is not None:

@@ -72,7 +72,8 @@ class ApiError(Exception):
         self.http_status = http_status
         self.retry_after = retry_after
         self.www_authenticate = www_authenticate
-        self.violations = violations if violations else [Violation(body.field, body.message)] if body.field else []
+        self.violations = violations or []
+        """Every rule broken, when the refusal lists them (else ``body.field`` and ``body.message`` say it)."""
 
 
 @dataclass(frozen=True, slots=True)

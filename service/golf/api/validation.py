@@ -14,7 +14,6 @@ from typing import Any
 import protovalidate
 from google.protobuf.message import Message
 
-from golf.api.contract import json_name
 from golf.api.errors import ApiError, Violation, invalid
 from golf.api.text import check_text
 
@@ -51,8 +50,8 @@ def _where(message: Message, violation: protovalidate.Violation) -> tuple[str, s
             choices = ", ".join(f.json_name for f in desc.oneofs_by_name[element.field_name].fields)
             problem = f"must set one of {choices}"
             break
-        name = json_name(element.field_name)
         fd = desc.fields_by_name.get(element.field_name) if desc is not None else None
+        name = fd.json_name if fd is not None else element.field_name
         desc = fd.message_type if fd is not None else None
         subscript = element.subscript  # a repeated field's index or a map's key
         if subscript is not None:
