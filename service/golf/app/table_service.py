@@ -26,7 +26,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -106,6 +106,34 @@ class TableSnapshot:
         return self.view.version
 
 
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """What one mutation appended to a table's log: the table before and after, the entries (sequence numbers
+    ``first_seq`` onwards) and when. Observers see it inside the mutation's transaction."""
+
+    record: TableRecord
+    """The table's record after the append (its version is ``after.version``)."""
+    before: Table
+    after: Table
+    entries: tuple[Entry, ...]
+    at: datetime
+
+    @property
+    def table_id(self) -> str:
+        return self.record.id
+
+    @property
+    def first_seq(self) -> int:
+        """The sequence number of the first entry appended (the log's entries are numbered from 1)."""
+        return self.before.version + 1
+
+
+AppendObserver = Callable[[UnitOfWork, Appended], Awaitable[None]]
+"""Runs inside a mutation's transaction, after its append and before its commit (a webhook outbox, the table's
+due time): what it writes commits with the entries or not at all; what it raises refuses the mutation."""
+Publisher = Callable[[str, int], None]
+"""Told after a commit that table ``id`` reached version ``n`` (live events; must not block or raise)."""
+
 Intent = Callable[[Table, Entry], bool]
 """Whether a command's stored first entry (on the table as it was before it) is what a retried request asks."""
 Command = Callable[[TableRecord, Table], Applied]
@@ -123,6 +151,10 @@ class TableService:
     seeds: Callable[[], str] = secure_seed
     join_codes: Callable[[], str] = secure_join_code
     cache_size: int = 4096
+    observers: list[AppendObserver] = field(default_factory=list)
+    """Called inside every mutation's transaction with what it appended (see ``AppendObserver``)."""
+    publishers: list[Publisher] = field(default_factory=list)
+    """Told after every commit which version a table reached."""
     # The tables this process last read or wrote. A mutation goes ahead on a cached table without reading it: if
     # another writer (or replica) moved the table on, the store refuses the append at the stale version and the
     # command runs again on a fresh read. Refusals are only ever decided on a fresh read.
@@ -164,6 +196,8 @@ class TableService:
                         await uow.tables.append(
                             table_id, 0, applied.entries, applied.table.status, now, idempotency_key
                         )
+                        done = replace(record, version=applied.table.version, status=applied.table.status)
+                        await self._observe(uow, Appended(done, table, applied.table, applied.entries, now))
                     await uow.commit()
             except AlreadyStored as taken:
                 if "join_code" in taken.constraint:
@@ -174,6 +208,7 @@ class TableService:
             final = applied.table if applied is not None else table
             record = replace(record, version=final.version, status=final.status)
             self._remember(record, final)
+            self._publish(record.id, final.version)
             return self._snapshot(caller, record, final)
         raise Conflict("no free join code was found; retry")
 
@@ -438,14 +473,23 @@ class TableService:
         bots = play_bots(applied.table)
         final = bots.table
         now = self.clock()
-        version = await uow.tables.append(
-            table_id, table.version, (*applied.entries, *bots.entries), final.status, now, key
-        )
-        await uow.commit()
+        entries = (*applied.entries, *bots.entries)
+        version = await uow.tables.append(table_id, table.version, entries, final.status, now, key)
         assert version == final.version
         record = replace(record, version=final.version, status=final.status)
+        await self._observe(uow, Appended(record, table, final, entries, now))
+        await uow.commit()
         self._remember(record, final)
+        self._publish(table_id, final.version)
         return self._snapshot(caller, record, final)
+
+    async def _observe(self, uow: UnitOfWork, appended: Appended) -> None:
+        for observer in self.observers:
+            await observer(uow, appended)
+
+    def _publish(self, table_id: str, version: int) -> None:
+        for publish in self.publishers:
+            publish(table_id, version)
 
     async def _stored(
         self, uow: UnitOfWork, caller: Caller, table_id: str, key: str, intent: Intent
@@ -511,6 +555,9 @@ class TableService:
 
 __all__ = [
     "JOIN_CODE_ALPHABET",
+    "AppendObserver",
+    "Appended",
+    "Publisher",
     "StaleTableVersion",
     "TableService",
     "TableSnapshot",
