@@ -9,10 +9,11 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from multiprocessing import resource_tracker
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
@@ -22,18 +23,25 @@ from golf.adapters.auth.keys import load_signing_key
 from golf.adapters.auth.tokens import Tokens, TrustedIssuer
 from golf.adapters.db.repository import Database
 from golf.adapters.edge import Edge
-from golf.adapters.grpc_server import PLAYER_SERVICE_NAME, SERVICE_NAME, build_grpc_server
+from golf.adapters.grpc_server import PLAYER_SERVICE_NAME, SERVICE_NAME, TABLE_SERVICE_NAME, build_grpc_server
 from golf.adapters.health import LIVENESS, Readiness
 from golf.adapters.metrics import Metrics, TimedSolver
 from golf.adapters.ratelimit import Limits, limits_from_settings
 from golf.adapters.rest import build_rest_app
 from golf.adapters.settings import Settings
 from golf.adapters.solver_pool import ProcessPoolSolver
+from golf.adapters.table_clock import TableClock
+from golf.adapters.webhook_sender import SenderSettings, WebhookSender
 from golf.api.handlers import SolitaireHandlers
 from golf.api.player_handlers import PlayerHandlers
 from golf.api.rpc import Rpc
+from golf.api.table_handlers import TableHandlers
+from golf.api.webhook_handlers import SERVICE as WEBHOOK_SERVICE_NAME
+from golf.api.webhook_handlers import WebhookHandlers
 from golf.app.dealing import Dealer, DealSettings
 from golf.app.services import build_services
+from golf.app.table_service import TableService
+from golf.app.webhooks import WebhookOutbox, WebhookService
 from golf.interrupts import EARLY_INTERRUPT
 
 log = logging.getLogger("golf")
@@ -41,6 +49,11 @@ log = logging.getLogger("golf")
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+Background = Callable[[], Coroutine[Any, Any, None]]
+"""Work a server process runs beside its transports for as long as it serves (a loop that returns only when
+cancelled): started once both transports are up, cancelled when the server stops."""
 
 
 @dataclass
@@ -54,6 +67,9 @@ class Container:
     edge: Edge
     limits: Limits
     metrics: Metrics
+    tables: TableService
+    background: dict[str, Background] = field(default_factory=dict)
+    """This process's background work by name (the live tables' clock, the event hub's listener)."""
 
 
 def build(settings: Settings) -> Container:
@@ -65,6 +81,7 @@ def build(settings: Settings) -> Container:
     background = ProcessPoolSolver(1, nice=10)
     metrics = Metrics(settings.metrics_refresh_seconds)
     metrics.count_games_with(lambda: _games_in_progress(database))
+    metrics.count_tables_with(lambda: _tables_active(database))
     deal_settings = DealSettings(
         solver_budget=settings.solver_budget,
         pool_size=settings.pool_size,
@@ -90,14 +107,59 @@ def build(settings: Settings) -> Container:
     )
     refill = Dealer(database, utc_now, TimedSolver(background, metrics), deal_settings)
     solitaire = SolitaireHandlers(services.games, services.rounds, services.dealer)
-    rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs())
-    return Container(database, solver, background, services.dealer, refill, rpcs, Edge(tokens, limits), limits, metrics)
+    tables = services.tables
+    background_work: dict[str, Background] = {}
+    # Live tables. ``tables.observers`` run inside each mutation's transaction, ``tables.publishers`` are told after
+    # each commit which version a table reached; background work runs beside the transports.
+    # - The table clock (paced bots, turn clocks, autofill, bot moves past a request's budget): claims due tables
+    #   with leases; poked after each commit of this process so work due soon is not left to the next round.
+    clock = TableClock(tables, database)
+    tables.publishers.append(clock.poke)
+    background_work["table-clock"] = clock.run
+    # - Webhooks: the outbox rows are written with the moves (never lost), the sender delivers them in the background.
+    sender = WebhookSender(database, utc_now, SenderSettings.from_settings(settings))
+    outbox = WebhookOutbox(wake=sender.wake)
+    tables.observers.append(outbox)
+    tables.publishers.append(outbox.published)
+    background_work["webhook-sender"] = sender.run_forever
+    webhooks = WebhookService(database, utc_now, limits, allow_local_urls=settings.webhook_allow_local_urls)
+    table_rpcs = TableHandlers(tables).rpcs() + WebhookHandlers(webhooks).rpcs()
+    rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs() + table_rpcs)
+    return Container(
+        database,
+        solver,
+        background,
+        services.dealer,
+        refill,
+        rpcs,
+        Edge(tokens, limits),
+        limits,
+        metrics,
+        tables,
+        background_work,
+    )
 
 
 async def _games_in_progress(database: Database) -> int:
     async with database() as uow:
         row = await uow.repo.tx.fetchone("SELECT COUNT(*) AS n FROM games WHERE status = 'in_progress'")
     return int(row["n"]) if row else 0
+
+
+async def _tables_active(database: Database) -> int:
+    async with database() as uow:
+        row = await uow.repo.tx.fetchone(
+            "SELECT COUNT(*) AS n FROM card_golf_tables WHERE status IN ('seating', 'playing')"
+        )
+    return int(row["n"]) if row else 0
+
+
+def _report_stopped(task: asyncio.Task[None]) -> None:
+    """Background work ends only when the server stops: any other end is logged, with its error."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("background work %s failed", task.get_name(), exc_info=task.exception())
+    elif not task.cancelled():
+        log.error("background work %s ended while the server was serving", task.get_name())
 
 
 class _Uvicorn(uvicorn.Server):
@@ -169,7 +231,7 @@ async def serve(settings: Settings) -> None:
     readiness = Readiness(
         container.database,
         health_servicer,
-        ("", SERVICE_NAME, PLAYER_SERVICE_NAME),
+        ("", SERVICE_NAME, PLAYER_SERVICE_NAME, TABLE_SERVICE_NAME, WEBHOOK_SERVICE_NAME),
         on_change=lambda ready: metrics.ready.set(ready),
     )
     app: FastAPI = build_rest_app(rpcs, container.edge, metrics, readiness, settings.max_body_bytes)
@@ -192,6 +254,9 @@ async def serve(settings: Settings) -> None:
     watch_task = asyncio.create_task(readiness.watch(settings.readiness_interval_seconds))
     http_task = asyncio.create_task(http.serve())
     refill_task = asyncio.create_task(container.refill_dealer.refill_forever()) if settings.pool_size else None
+    background_tasks = [asyncio.create_task(work(), name=name) for name, work in container.background.items()]
+    for task in background_tasks:
+        task.add_done_callback(_report_stopped)
     log.info("serving gRPC on %s:%d and REST on %s:%d", settings.host, grpc_port, settings.host, settings.http_port)
     stop_wait = asyncio.create_task(stopping.wait())
     await asyncio.wait({http_task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
@@ -206,7 +271,10 @@ async def serve(settings: Settings) -> None:
     await asyncio.sleep(min(settings.shutdown_drain_seconds, settings.shutdown_grace_seconds))
     if refill_task is not None:
         refill_task.cancel()
+    for task in background_tasks:
+        task.cancel()
     await asyncio.gather(grpc_server.stop(settings.shutdown_grace_seconds), http_task, return_exceptions=True)
+    await asyncio.gather(*background_tasks, return_exceptions=True)  # before the database they use goes
     container.solver.close()
     container.background_solver.close()
     await container.limits.close()

@@ -66,6 +66,17 @@ ERROR_TABLE: dict[int, tuple[grpc.StatusCode, int]] = {
     R.ERROR_REASON_PAYLOAD_TOO_LARGE: (grpc.StatusCode.RESOURCE_EXHAUSTED, 413),
     R.ERROR_REASON_METHOD_NOT_ALLOWED: (grpc.StatusCode.UNIMPLEMENTED, 405),
     R.ERROR_REASON_UNAVAILABLE: (grpc.StatusCode.UNAVAILABLE, 503),
+    # Live tables: seats and the match's state (409), and card Golf moves; a move that can never be right at the
+    # table (a position outside the grid or named twice, no such seat, a reveal of the wrong count) is 400.
+    **{
+        reason: (grpc.StatusCode.FAILED_PRECONDITION, 409)
+        for reason in range(R.ERROR_REASON_TABLE_ALREADY_STARTED, R.ERROR_REASON_BAD_TARGET + 1)
+    },
+    R.ERROR_REASON_NO_SUCH_SEAT: (grpc.StatusCode.INVALID_ARGUMENT, 400),
+    R.ERROR_REASON_WRONG_REVEAL_COUNT: (grpc.StatusCode.INVALID_ARGUMENT, 400),
+    R.ERROR_REASON_DUPLICATE_POSITION: (grpc.StatusCode.INVALID_ARGUMENT, 400),
+    R.ERROR_REASON_NO_SUCH_POSITION: (grpc.StatusCode.INVALID_ARGUMENT, 400),
+    R.ERROR_REASON_TOO_MANY_WEBHOOKS: (grpc.StatusCode.FAILED_PRECONDITION, 409),
 }
 TEST_TOKEN_KEY = "e2e-token-key-" + "0123456789abcdef" * 3
 UNLIMITED = {f"GOLF_RATE_LIMIT_{name}": "" for name in ("PLAYER", "ADDRESS", "SOLVER", "CREATE", "SIGN_IN")}

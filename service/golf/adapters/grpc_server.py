@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from time import perf_counter
 from typing import Any
 
@@ -21,13 +21,14 @@ from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request
 from golf.adapters.metrics import Metrics
 from golf.api.error_details import pack, standard_details
 from golf.api.errors import ApiError, Violation, internal_error, invalid, to_api_error
-from golf.api.rpc import Rpc
+from golf.api.rpc import ItemStream, Rpc, StreamItem
 from golf.api.validation import check_request
 from golf.app.errors import AppError
-from golf.v1 import errors_pb2, player_service_pb2, solitaire_service_pb2
+from golf.v1 import errors_pb2, player_service_pb2, solitaire_service_pb2, table_service_pb2
 
 SERVICE_NAME = solitaire_service_pb2.DESCRIPTOR.services_by_name["SolitaireService"].full_name
 PLAYER_SERVICE_NAME = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
+TABLE_SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 ERROR_TRAILER = "golf-error-bin"
 STATUS_TRAILER = "grpc-status-details-bin"
 MAX_DETAILS = 512
@@ -166,6 +167,71 @@ def _unary(
     return call
 
 
+def _stream_bytes(item: StreamItem) -> bytes:
+    """A stream item's message in protobuf bytes, encoded once for every call it goes to."""
+    return item.encoded("grpc", lambda it: it.message.SerializeToString())
+
+
+def _server_stream(
+    rpc: Rpc, edge: Edge, metrics: Metrics | None
+) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[StreamItem]]:
+    """A server-streaming RPC: admitted, decoded and checked as a unary call is, refused the same way (a refusal
+    before the first message or one that ends the stream: the status with its rich details in the trailers); the
+    handler's stream is closed whatever happens, and cancelled when the client goes away (grpc.aio cancels the
+    call's task). Its metrics: the final code, and the time to accept or refuse the call."""
+    assert rpc.stream is not None
+    open_stream = rpc.stream
+    observe = metrics.rpc(rpc.name).observe if metrics is not None else None
+
+    async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[StreamItem]:
+        start = perf_counter()
+        setup = 0.0
+        rid, authorization = _metadata(context)
+        request_id.set(rid)
+        items: ItemStream | None = None
+        try:
+            ctx = await edge.admit(rpc, authorization, grpc_peer_address(context.peer()))
+            if type(request) is _Undecodable:
+                raise invalid("", f"the request is not a valid {request.type_name}")
+            check_request(request)
+            items = await open_stream(request, ctx)
+            setup = perf_counter() - start
+            async for item in items:
+                yield item
+        except asyncio.CancelledError:
+            if observe is not None:
+                observe("CANCELLED", setup or perf_counter() - start)
+            raise
+        except ApiError as err:
+            failure = err
+        except AppError as err:
+            failure = to_api_error(err)
+        except Exception:
+            log.exception("unhandled error in %s", rpc.name)
+            failure = internal_error()
+        else:
+            context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
+            if observe is not None:
+                observe("OK", setup)
+            return
+        finally:
+            if items is not None:
+                await items.aclose()
+        failure = _bounded(failure)
+        context.set_trailing_metadata(
+            (
+                (ERROR_TRAILER, failure.body.SerializeToString()),
+                (STATUS_TRAILER, rich_status(failure)),
+                (REQUEST_ID_HEADER, rid),
+            )
+        )
+        if observe is not None:
+            observe(failure.code.name, setup or perf_counter() - start)
+        await context.abort(failure.code, failure.body.message)
+
+    return call
+
+
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 
 
@@ -215,11 +281,20 @@ def build_grpc_server(
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     services: dict[str, dict[str, grpc.RpcMethodHandler[Any, Any]]] = {}
     for rpc in rpcs:
-        services.setdefault(rpc.service, {})[rpc.name] = grpc.unary_unary_rpc_method_handler(
-            _unary(rpc, edge, metrics),
-            request_deserializer=_decoder(rpc.request),
-            response_serializer=rpc.response.SerializeToString,
-        )
+        handler: grpc.RpcMethodHandler[Any, Any]
+        if rpc.stream is not None:
+            handler = grpc.unary_stream_rpc_method_handler(
+                _server_stream(rpc, edge, metrics),
+                request_deserializer=_decoder(rpc.request),
+                response_serializer=_stream_bytes,
+            )
+        else:
+            handler = grpc.unary_unary_rpc_method_handler(
+                _unary(rpc, edge, metrics),
+                request_deserializer=_decoder(rpc.request),
+                response_serializer=rpc.response.SerializeToString,
+            )
+        services.setdefault(rpc.service, {})[rpc.name] = handler
     server.add_generic_rpc_handlers(
         tuple(grpc.method_handlers_generic_handler(name, handlers) for name, handlers in services.items())
     )

@@ -114,7 +114,10 @@ class Metrics:
             registry=r,
         )
         self.tables_active = Gauge(
-            "golf_tables_active", "Multiplayer tables open; always 0: tables do not exist yet", registry=r
+            "golf_tables_active",
+            "Live card Golf tables seating players or playing (all replicas; counted on scrape, at most every "
+            f"{refresh_seconds:g} s)",
+            registry=r,
         )
         self.solver_seconds = Histogram(
             "golf_solver_duration_seconds",
@@ -123,14 +126,16 @@ class Metrics:
             buckets=SOLVER_BUCKETS,
             registry=r,
         )
-        # No event stream exists yet; the gauge is there, at 0, so dashboards need no change when one does.
         self.event_subscribers = Gauge(
-            "golf_event_subscribers", "Clients subscribed to event streams (always 0: none exist yet)", registry=r
+            "golf_event_subscribers",
+            "Clients watching live table events (WatchTable over gRPC or Server-Sent Events) on this process",
+            registry=r,
         )
         self.ready = Gauge("golf_ready", "1 when the readiness check passes (database, schema at head)", registry=r)
         self._refresh_seconds = refresh_seconds
         self._refreshed_at = float("-inf")
         self._count_games: GameCounter | None = None
+        self._count_tables: GameCounter | None = None
 
     def rpc(self, method: str) -> RpcMetrics:
         return RpcMetrics(self, method)
@@ -138,17 +143,28 @@ class Metrics:
     def route(self, method: str, route: str) -> RouteMetrics:
         return RouteMetrics(self, method, route)
 
+    def count_subscribers_with(self, count: Callable[[], int]) -> None:
+        """Where ``golf_event_subscribers`` comes from: the event hub's count, read on scrape."""
+        self.event_subscribers.set_function(count)
+
     def count_games_with(self, counter: GameCounter) -> None:
         """Where ``golf_games_in_progress`` comes from (a cheap query run on scrape)."""
         self._count_games = counter
 
+    def count_tables_with(self, counter: GameCounter) -> None:
+        """Where ``golf_tables_active`` comes from (a cheap query run on scrape)."""
+        self._count_tables = counter
+
     async def exposition(self) -> bytes:
         """The text format for ``/metrics``, with the database gauges refreshed when they are old."""
         now = time.monotonic()
-        if self._count_games is not None and now - self._refreshed_at >= self._refresh_seconds:
+        counted = [(self.games_in_progress, self._count_games), (self.tables_active, self._count_tables)]
+        if any(c is not None for _, c in counted) and now - self._refreshed_at >= self._refresh_seconds:
             self._refreshed_at = now
             try:
-                self.games_in_progress.set(await self._count_games())
+                for gauge, count in counted:
+                    if count is not None:
+                        gauge.set(await count())
             except Exception:  # a scrape must still answer when the database does not; /readyz reports that
                 self._refreshed_at = float("-inf")
         return generate_latest(self.registry)

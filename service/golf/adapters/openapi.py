@@ -10,8 +10,11 @@ from golf.adapters.openapi_rules import (
     array_keywords,
     int64_as_json,
     is_int64,
+    is_map,
     is_required,
+    map_keywords,
     oneof_required,
+    rules_keywords,
     value_keywords,
 )
 from golf.api.contract import comment
@@ -97,8 +100,30 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+def _map_schema(field: Any, found: dict[str, Descriptor]) -> dict[str, Any]:
+    """A ``map<K, V>`` field: a JSON object of values by key (keys are strings in JSON, whatever K is)."""
+    value_field = field.message_type.fields_by_name["value"]
+    counts, keys, value_rules = map_keywords(field)
+    if value_field.type == FieldDescriptor.TYPE_MESSAGE or value_field.type == FieldDescriptor.TYPE_ENUM:
+        values = _value_schema(value_field, found)
+    elif is_int64(value_field):
+        values = int64_as_json(_SCALARS[value_field.type], rules_keywords(value_rules))
+    else:
+        values = {**_SCALARS[value_field.type], **rules_keywords(value_rules)}
+    schema: dict[str, Any] = {"type": "object", "additionalProperties": values, **counts}
+    if keys:
+        schema["propertyNames"] = keys
+    return schema
+
+
 def _field_schema(field: Any, found: dict[str, Descriptor], in_json: bool = True) -> dict[str, Any]:
     """``field``'s schema in a JSON body (``in_json``: where ``null`` means the default) or as a parameter."""
+    if is_map(field):
+        schema = _map_schema(field, found)
+        if in_json and not is_required(field):
+            schema = _nullable(schema)
+        text = comment(field.full_name)
+        return {**schema, "description": text} if text else schema
     schema = _value_schema(field, found)
     if field.is_repeated:
         schema = {"type": "array", "items": schema, **array_keywords(field)}
@@ -115,7 +140,11 @@ def _collect(desc: Descriptor, found: dict[str, Descriptor]) -> None:
         return
     found[desc.full_name] = desc
     for field in desc.fields:
-        if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.full_name not in _WELL_KNOWN:
+        if is_map(field):  # a map's entry type is no message of the contract: only its value's type is
+            value = field.message_type.fields_by_name["value"]
+            if value.type == FieldDescriptor.TYPE_MESSAGE and value.message_type.full_name not in _WELL_KNOWN:
+                _collect(value.message_type, found)
+        elif field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.full_name not in _WELL_KNOWN:
             _collect(field.message_type, found)
 
 
@@ -150,8 +179,9 @@ def components(descriptors: list[Descriptor]) -> dict[str, Any]:
     for name, desc in found.items():
         schemas[name] = _message_schema(desc, found)
         for field in desc.fields:
-            if field.type == FieldDescriptor.TYPE_ENUM:
-                schemas[field.enum_type.full_name] = _enum_schema(field.enum_type)
+            held = field.message_type.fields_by_name["value"] if is_map(field) else field  # a map: its values
+            if held.type == FieldDescriptor.TYPE_ENUM:
+                schemas[held.enum_type.full_name] = _enum_schema(held.enum_type)
     return schemas
 
 
@@ -180,6 +210,71 @@ def _body_schema(desc: Descriptor, path_fields: tuple[str, ...]) -> dict[str, An
     if required:
         schema["required"] = required
     return schema
+
+
+def _event_stream(rpc: Rpc, extra: dict[str, Any]) -> list[dict[str, Any]]:
+    """A server-streaming RPC's route: its 200 is a stream of Server-Sent Events, one per message of the stream,
+    each event's ``data`` one of the response's ``oneof`` members in proto3 JSON. The ``schema`` describes one
+    event (OpenAPI 3.1 has no ``itemSchema``: tools read a sequential media type's schema as one item's), its
+    ``data`` a string of JSON whose ``contentSchema`` names the message. Returns its header parameter
+    (``Last-Event-ID``), if it takes one."""
+    response: Descriptor = rpc.response.DESCRIPTOR
+    members: list[Any] = [f for oneof in response.oneofs for f in oneof.fields if f.message_type is not None]
+    named = {rpc.event_name(f.json_name): REF + f.message_type.full_name for f in members}
+    named["error"] = REF + "golf.v1.Error"
+    kinds = "; ".join(f"`{name}`: a `{ref.removeprefix(REF)}`" for name, ref in named.items())
+
+    def one(name: str, ref: str) -> dict[str, Any]:
+        """An event named ``name`` whose data is the message ``ref``."""
+        return {
+            "type": "object",
+            "properties": {
+                "event": {"const": name},
+                "id": {
+                    "type": "string",
+                    "pattern": "^[0-9]+$",
+                    "description": "The sequence number to resume from (`Last-Event-ID`), on events that have one",
+                },
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"$ref": ref},
+                    "description": f"A `{ref.removeprefix(REF)}` in proto3 JSON, on one line",
+                },
+                "retry": {"type": "integer", "minimum": 0, "description": "Milliseconds to wait before reconnecting"},
+            },
+            "required": ["event", "data"],
+        }
+
+    event = {
+        "description": f"One Server-Sent Event, its fields as the lines of the SSE format: {kinds}.",
+        "oneOf": [one(name, ref) for name, ref in named.items()],
+    }
+    extra["responses"]["200"] = {
+        "description": "A stream of Server-Sent Events (`text/event-stream`), one per message of the gRPC stream "
+        f"(`{response.full_name}`): `id` is the sequence number to resume from (events that have one), `event` "
+        f"says what `data` is ({kinds}), and `data` is that message in proto3 JSON on one line. A stream that "
+        "ends with a refusal sends it last (`event: error`; for `UNAVAILABLE`: reconnect with `Last-Event-ID` "
+        "after `retry` milliseconds).",
+        "headers": {
+            **extra["responses"]["200"]["headers"],
+            "Cache-Control": {"schema": {"type": "string"}, "description": "`no-cache`"},
+        },
+        "content": {"text/event-stream": {"schema": event}},
+    }
+    extra["responses"]["204"] = {"description": "Nothing will ever come (a match that is over, all of it sent)"}
+    if not rpc.resume_from:
+        return []
+    return [
+        {
+            "name": "Last-Event-ID",
+            "in": "header",
+            "required": False,
+            "schema": {"type": "string", "pattern": "^[0-9]{1,19}$"},
+            "description": f"The `id` of the last event received: sets `{rpc.resume_from}` (and wins over the "
+            "query), as a browser's `EventSource` does when it reconnects.",
+        }
+    ]
 
 
 def rpc_openapi(rpc: Rpc) -> dict[str, Any]:
@@ -241,6 +336,8 @@ def rpc_openapi(rpc: Rpc) -> dict[str, Any]:
             "solver's budget; relax the request",
             **error,
         }
+    if rpc.stream is not None:
+        params += _event_stream(rpc, extra)
     if rpc.http_method == "POST":
         body = _body_schema(desc, path_fields)
         # No body (or an empty one) is the empty message, as in gRPC: required only when a field of it is.

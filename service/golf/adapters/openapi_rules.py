@@ -40,7 +40,11 @@ def oneof_required(oneof: Oneof) -> bool:
 
 def value_keywords(field: Field) -> dict[str, Any]:
     """JSON Schema keywords for one value of ``field`` (each item of a repeated field)."""
-    rules = field_rules(field)
+    return rules_keywords(field_rules(field))
+
+
+def rules_keywords(rules: validate_pb2.FieldRules | None) -> dict[str, Any]:
+    """JSON Schema keywords for a value held to ``rules`` (a field's, or a map's keys' or values')."""
     if rules is None:
         return {}
     kind = rules.WhichOneof("type")
@@ -77,6 +81,27 @@ def array_keywords(field: Field) -> dict[str, Any]:
     if rules.repeated.HasField("max_items"):
         out["maxItems"] = rules.repeated.max_items
     return out
+
+
+def is_map(field: Field) -> bool:
+    """A ``map<K, V>`` field: in JSON an object of values by key."""
+    return bool(field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry)
+
+
+def map_keywords(field: Field) -> tuple[dict[str, Any], dict[str, Any], validate_pb2.FieldRules | None]:
+    """A map field's object keywords (``maxProperties``...), its keys' schema keywords (``propertyNames``) and
+    the rules of its values."""
+    rules = field_rules(field)
+    if rules is None or rules.WhichOneof("type") != "map":
+        return {}, {}, None
+    pairs = rules.map
+    out: dict[str, Any] = {}
+    if pairs.HasField("min_pairs"):
+        out["minProperties"] = pairs.min_pairs
+    if pairs.HasField("max_pairs"):
+        out["maxProperties"] = pairs.max_pairs
+    keys = rules_keywords(pairs.keys) if pairs.HasField("keys") else {}
+    return out, keys, pairs.values if pairs.HasField("values") else None
 
 
 def int64_as_json(base: dict[str, Any], keywords: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ have are ignored and named in the ``x-golf-unknown-fields`` header; a handler wh
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -20,10 +21,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match, Route
+from starlette.types import Receive, Scope, Send
 
 from golf.adapters.docs import add_docs
 from golf.adapters.edge import Edge
@@ -37,13 +39,16 @@ from golf.adapters.proto_json import to_json
 from golf.adapters.settings import Settings
 from golf.api.error_details import rest_body
 from golf.api.errors import ApiError, internal_error, invalid, method_not_allowed, to_api_error, too_large
-from golf.api.rpc import Rpc
+from golf.api.rpc import ItemStream, Rpc, StreamItem
 from golf.api.validation import check_request
 from golf.app.errors import AppError, NotFound
 from golf.v1 import errors_pb2
 
 log = logging.getLogger("golf.rest")
 JSON = "application/json"
+EVENT_STREAM = "text/event-stream"
+RECONNECT_MS = 1000
+"""The ``retry`` an event stream starts with: how long a browser's ``EventSource`` waits before reconnecting."""
 
 
 def check_declared_length(request: Request, limit: int) -> None:
@@ -125,6 +130,153 @@ def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None, max_body_bytes: int) -
                 # the server draining it) before the next request could start.
                 headers["connection"] = "close"
         return Response(body, status_code=status, media_type=JSON, headers=headers)
+
+    endpoint.__name__ = rpc.name
+    return endpoint
+
+
+# -- server streams as Server-Sent Events ------------------------------------------------------------------------
+def _sse_frame(item: StreamItem) -> bytes:
+    """One event: ``id`` (when the item has one), ``event``, and ``data``, the proto3 JSON of the item's data (one
+    line: JSON escapes line breaks). Encoded once for every client the item goes to."""
+
+    def encode(it: StreamItem) -> bytes:
+        head = f"id: {it.id}\n" if it.id is not None else ""
+        return f"{head}event: {it.event}\ndata: ".encode() + to_json(it.data) + b"\n\n"
+
+    return item.encoded("sse", encode)
+
+
+def _sse_error(failure: ApiError) -> bytes:
+    """The last event of a stream that ends with a refusal: ``event: error`` with the ``Error`` body as data (for
+    UNAVAILABLE, after ``retry`` set to its retry delay: the client reconnects with ``Last-Event-ID``)."""
+    retry = f"retry: {max(1, math.ceil(failure.retry_after * 1000))}\n" if failure.retry_after is not None else ""
+    return f"{retry}event: error\ndata: ".encode() + to_json(rest_body(failure)) + b"\n\n"
+
+
+class _EventStream(StreamingResponse):
+    """A server stream as Server-Sent Events. The first item was taken before the response began (refusals are
+    plain JSON errors); the rest go out as they come. A refusal that ends the stream is its last event (``event:
+    error``). When the client hangs up, the stream is cancelled at once (not at its next write) and closed."""
+
+    def __init__(self, items: ItemStream, first: StreamItem, headers: dict[str, str]) -> None:
+        super().__init__(iter(()), media_type=EVENT_STREAM, headers=headers)
+        self.items = items
+        self.first = first
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        streaming = asyncio.current_task()
+        assert streaming is not None
+        gone = False
+
+        async def hang_up() -> None:
+            nonlocal gone
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone = True
+            streaming.cancel()
+
+        watch = asyncio.ensure_future(hang_up())
+        try:
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            first = f"retry: {RECONNECT_MS}\n".encode() + _sse_frame(self.first)
+            await send({"type": "http.response.body", "body": first, "more_body": True})
+            end = b""
+            try:
+                async for item in self.items:
+                    await send({"type": "http.response.body", "body": _sse_frame(item), "more_body": True})
+            except ApiError as err:
+                end = _sse_error(err)
+            except AppError as err:
+                end = _sse_error(to_api_error(err))
+            except Exception:
+                log.exception("unhandled error in an event stream")
+                end = _sse_error(internal_error())
+            await send({"type": "http.response.body", "body": end, "more_body": False})
+        except asyncio.CancelledError:
+            if not gone:
+                raise
+            streaming.uncancel()  # the client left: nothing more to send, and nothing wrong
+        finally:
+            watch.cancel()
+            await self.items.aclose()
+
+
+_EVENT_ID = re.compile(r"[0-9]{1,19}")
+
+
+def _event_id(value: str) -> int:
+    """A ``Last-Event-ID``: an event's ``id`` as the stream sent it, a sequence number; else ``invalid``."""
+    if not _EVENT_ID.fullmatch(value) or int(value) >= 2**63:
+        raise invalid("Last-Event-ID", "Last-Event-ID must be the id of an event of this stream (a sequence number)")
+    return int(value)
+
+
+def _stream_route(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Any:
+    """A server-streaming RPC at its GET route, as Server-Sent Events. The request comes from the query and the
+    path, and the ``Last-Event-ID`` header sets the row's ``resume_from`` field (it wins over the query: it is what
+    the browser received last). Refusals before the stream starts are the usual JSON errors; a stream with nothing
+    to send (ever) is 204, which tells an ``EventSource`` to stop reconnecting."""
+    assert rpc.stream is not None
+    open_stream = rpc.stream
+    path_fields = rpc.route.path_fields
+    observe = metrics.route(rpc.http_method, rpc.http_path).observe if metrics is not None else None
+
+    async def endpoint(request: Request) -> Response:
+        start = perf_counter()
+        rid = accept_request_id(request.headers.get(REQUEST_ID_HEADER))
+        request_id.set(rid)
+        unknown: list[str] = []
+        headers = {REQUEST_ID_HEADER: rid}
+        items: ItemStream | None = None
+        first: StreamItem | None = None
+        try:
+            client = request.client
+            ctx = await edge.admit(rpc, request.headers.get("authorization"), client.host if client else "unknown")
+            message = rpc.request()
+            unknown += parse_object(dict(request.query_params), message)
+            if path_fields:
+                parse_object({f: request.path_params[f] for f in path_fields}, message)
+            resumed = request.headers.get("last-event-id")
+            if rpc.resume_from and resumed is not None:
+                parse_object({rpc.resume_from: _event_id(resumed)}, message)
+            check_request(message)
+            items = await open_stream(message, ctx)
+            try:
+                first = await items.__anext__()
+            except StopAsyncIteration:
+                first = None
+        except Exception as err:  # a refusal, before anything was sent
+            if items is not None:
+                await items.aclose()
+            if isinstance(err, ApiError):
+                failure = err
+            elif isinstance(err, AppError):
+                failure = to_api_error(err)
+            else:
+                log.exception("unhandled error in %s", rpc.name)
+                failure = internal_error()
+            if observe is not None:
+                observe(failure.http_status, perf_counter() - start)
+            if failure.www_authenticate is not None:
+                headers["www-authenticate"] = failure.www_authenticate
+            if failure.retry_after is not None:
+                headers["retry-after"] = str(max(1, math.ceil(failure.retry_after)))
+            return Response(
+                to_json(rest_body(failure)), status_code=failure.http_status, media_type=JSON, headers=headers
+            )
+        if unknown:
+            headers[UNKNOWN_FIELDS_HEADER] = unknown_fields_header(unknown)
+        if first is None:
+            await items.aclose()
+            if observe is not None:
+                observe(204, perf_counter() - start)
+            return Response(status_code=204, headers=headers)
+        if observe is not None:
+            observe(200, perf_counter() - start)
+        # No caching, and no buffering by a proxy (nginx reads X-Accel-Buffering): each event goes out as it comes.
+        headers.update({"cache-control": "no-cache", "x-accel-buffering": "no"})
+        return _EventStream(items, first, headers)
 
     endpoint.__name__ = rpc.name
     return endpoint
@@ -231,14 +383,10 @@ def build_rest_app(
     # Plain Starlette routes: the endpoints read the request themselves, so FastAPI's dependency machinery
     # would only cost time (about 40 us a request, measured). The OpenAPI document is built from the RPC table.
     for rpc in rpcs:
-        app.router.routes.append(
-            Route(
-                _starlette_path(rpc.http_path),
-                _route(rpc, edge, metrics, max_body_bytes),
-                methods=[rpc.http_method],
-                name=rpc.name,
-            )
+        route = (
+            _stream_route(rpc, edge, metrics) if rpc.stream is not None else _route(rpc, edge, metrics, max_body_bytes)
         )
+        app.router.routes.append(Route(_starlette_path(rpc.http_path), route, methods=[rpc.http_method], name=rpc.name))
     _operations(app, metrics, readiness)
     _routing_refusals(app)
     messages = [m.DESCRIPTOR for rpc in rpcs for m in (rpc.request, rpc.response)] + [errors_pb2.Error.DESCRIPTOR]

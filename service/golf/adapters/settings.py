@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, PositiveInt
+from pydantic import BaseModel, PositiveFloat, PositiveInt
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -57,6 +57,15 @@ class Settings(BaseSettings):
     """How often the database and schema are re-checked for the gRPC health status (``/readyz`` checks on call)."""
     metrics_refresh_seconds: float = 15.0
     """``/metrics`` counts games in progress in the database at most this often."""
+    event_heartbeat_seconds: PositiveFloat = 15.0
+    """An idle table event stream (WatchTable, Server-Sent Events) sends a heartbeat this often, so proxies keep it
+    open and clients know it is alive."""
+    event_catch_up_seconds: PositiveFloat = 1.5
+    """How often the tables watched in this process are compared with the database, so a lost notification (from
+    another replica) costs at most this much latency, never an event."""
+    event_queue_size: PositiveInt = 256
+    """Commits a watcher may have waiting before its stream is cut off (it reconnects and reads the rest from the
+    log): a slow client never makes the server hold more."""
     sqlite_synchronous: Literal["NORMAL", "FULL", "EXTRA"] = "FULL"
     """SQLite's ``synchronous`` pragma: FULL makes each acknowledged move durable even across a power cut;
     NORMAL survives process crashes only and is faster."""
@@ -91,3 +100,19 @@ class Settings(BaseSettings):
     """New deals, games, rounds and holes per player."""
     rate_limit_sign_in: str = "30/minute"
     """Guest sign-ups and token refreshes per client address."""
+    webhook_max_attempts: PositiveInt = 10
+    """Attempts at one webhook delivery before it is given up (with the default backoff, about 45 minutes)."""
+    webhook_backoff_seconds: float = 5.0
+    """The wait after a delivery's first failed attempt; it doubles after each (with jitter: half to all of it)."""
+    webhook_backoff_max_seconds: float = 1800.0
+    """The longest wait between two attempts at a delivery."""
+    webhook_timeout_seconds: float = 5.0
+    """How long a webhook receiver has to answer (connecting included) before the attempt counts as failed."""
+    webhook_concurrency: PositiveInt = 32
+    """Deliveries in flight at once in one process (a slow receiver holds one of them, never a move)."""
+    webhook_poll_seconds: float = 1.0
+    """How often the outbox is looked at for due deliveries (those of this process's moves go out at once)."""
+    webhook_keep_days: float = 7.0
+    """Finished deliveries (made, given up, cancelled) are removed after this many days."""
+    webhook_allow_local_urls: bool = False
+    """Tests and development only: let webhooks POST to ``localhost``, ``127.0.0.1`` and ``::1``, over http too."""

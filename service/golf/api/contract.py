@@ -32,7 +32,8 @@ class HttpRoute:
 
 def http_route(method: MethodDescriptor) -> HttpRoute:
     """The REST route of ``method`` from its ``google.api.http`` option; ``ValueError`` when it has none or one
-    the gateway does not serve (only ``get`` without a body and ``post`` with ``body: "*"`` are used)."""
+    the gateway does not serve (only ``get`` and ``delete`` without a body and ``post`` with ``body: "*"`` are
+    used; the fields of a request without a body, but those of its path, travel in the query)."""
     options = method.GetOptions()
     if not options.HasExtension(annotations_pb2.http):
         raise ValueError(f"{method.full_name} has no google.api.http option")
@@ -42,8 +43,10 @@ def http_route(method: MethodDescriptor) -> HttpRoute:
         template = rule.get
     elif kind == "post" and rule.body == "*":
         template = rule.post
+    elif kind == "delete" and not rule.body:
+        template = rule.delete
     else:
-        raise ValueError(f'{method.full_name}: only GET without a body and POST with body "*" are served')
+        raise ValueError(f'{method.full_name}: only GET and DELETE without a body and POST with body "*" are served')
     by_name = method.input_type.fields_by_name
     for name in _PATH_FIELD.findall(template):
         if name not in by_name:

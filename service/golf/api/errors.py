@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import grpc
 
 from golf.api.convert import game_to_proto
+from golf.api.table_convert import table_to_proto
 from golf.app.errors import (
     AppError,
     Conflict,
@@ -23,6 +24,10 @@ from golf.app.errors import (
     StorageUnavailable,
     Unauthenticated,
 )
+from golf.app.table_service import StaleTableVersion
+from golf.app.tables.errors import TableMoveRefused, TableRefusal, TableRefused
+from golf.app.webhooks import TooManyWebhooks
+from golf.engine.cardgolf.moves import Refusal as GolfRefusal
 from golf.engine.solitaire.moves import Refusal
 from golf.v1 import errors_pb2
 
@@ -43,6 +48,45 @@ _REFUSALS: dict[Refusal, tuple[errors_pb2.ErrorReason.ValueType, grpc.StatusCode
     Refusal.UNDO_NOT_ALLOWED: (R.ERROR_REASON_UNDO_NOT_ALLOWED, grpc.StatusCode.FAILED_PRECONDITION, 409),
     Refusal.UNDO_LIMIT_REACHED: (R.ERROR_REASON_UNDO_LIMIT_REACHED, grpc.StatusCode.FAILED_PRECONDITION, 409),
     Refusal.NOTHING_TO_PLAY: (R.ERROR_REASON_NOTHING_TO_PLAY, grpc.StatusCode.FAILED_PRECONDITION, 409),
+}
+
+# Refusals at a live table: the command does not fit the table's state now (FAILED_PRECONDITION / 409).
+_TABLE_REFUSALS: dict[TableRefusal, errors_pb2.ErrorReason.ValueType] = {
+    TableRefusal.ALREADY_STARTED: R.ERROR_REASON_TABLE_ALREADY_STARTED,
+    TableRefusal.NOT_STARTED: R.ERROR_REASON_TABLE_NOT_STARTED,
+    TableRefusal.MATCH_OVER: R.ERROR_REASON_MATCH_OVER,
+    TableRefusal.SEAT_TAKEN: R.ERROR_REASON_SEAT_TAKEN,
+    TableRefusal.TABLE_FULL: R.ERROR_REASON_TABLE_FULL,
+    TableRefusal.ALREADY_SEATED: R.ERROR_REASON_ALREADY_SEATED,
+    TableRefusal.SEATS_EMPTY: R.ERROR_REASON_SEATS_EMPTY,
+    TableRefusal.SEAT_EMPTY: R.ERROR_REASON_SEAT_EMPTY,
+    TableRefusal.BOT_SEAT: R.ERROR_REASON_BOT_SEAT,
+}
+
+_WRONG_NOW = (grpc.StatusCode.FAILED_PRECONDITION, 409)
+_NEVER_RIGHT = (grpc.StatusCode.INVALID_ARGUMENT, 400)
+# Card Golf moves the engine refuses. A move that can never be right at this table (a position outside the grid, a
+# position named twice, a seat the table does not have, a reveal of another number of cards than the rules' start
+# cards) is INVALID_ARGUMENT / 400 naming the field ``move``; a move wrong only now is FAILED_PRECONDITION / 409.
+_GOLF_REFUSALS: dict[GolfRefusal, tuple[errors_pb2.ErrorReason.ValueType, grpc.StatusCode, int]] = {
+    GolfRefusal.HOLE_OVER: (R.ERROR_REASON_HOLE_OVER, *_WRONG_NOW),
+    GolfRefusal.NOT_YOUR_TURN: (R.ERROR_REASON_NOT_YOUR_TURN, *_WRONG_NOW),
+    GolfRefusal.NO_SUCH_SEAT: (R.ERROR_REASON_NO_SUCH_SEAT, *_NEVER_RIGHT),
+    GolfRefusal.WRONG_PHASE: (R.ERROR_REASON_WRONG_PHASE, *_WRONG_NOW),
+    GolfRefusal.ALREADY_REVEALED: (R.ERROR_REASON_ALREADY_REVEALED, *_WRONG_NOW),
+    GolfRefusal.WRONG_REVEAL_COUNT: (R.ERROR_REASON_WRONG_REVEAL_COUNT, *_NEVER_RIGHT),
+    GolfRefusal.DUPLICATE_POSITION: (R.ERROR_REASON_DUPLICATE_POSITION, *_NEVER_RIGHT),
+    GolfRefusal.NO_SUCH_POSITION: (R.ERROR_REASON_NO_SUCH_POSITION, *_NEVER_RIGHT),
+    GolfRefusal.ALREADY_FACE_UP: (R.ERROR_REASON_ALREADY_FACE_UP, *_WRONG_NOW),
+    GolfRefusal.MUST_SWAP_TAKEN_DISCARD: (R.ERROR_REASON_MUST_SWAP_TAKEN_DISCARD, *_WRONG_NOW),
+    GolfRefusal.FLIP_REQUIRED: (R.ERROR_REASON_FLIP_REQUIRED, *_WRONG_NOW),
+    GolfRefusal.DISCARD_PILE_EMPTY: (R.ERROR_REASON_DISCARD_PILE_EMPTY, *_WRONG_NOW),
+    GolfRefusal.STOCK_EMPTY: (R.ERROR_REASON_STOCK_EMPTY, *_WRONG_NOW),
+    GolfRefusal.KNOCK_NOT_ALLOWED: (R.ERROR_REASON_KNOCK_NOT_ALLOWED, *_WRONG_NOW),
+    GolfRefusal.ALREADY_KNOCKED: (R.ERROR_REASON_ALREADY_KNOCKED, *_WRONG_NOW),
+    GolfRefusal.PEEK_NOT_ALLOWED: (R.ERROR_REASON_PEEK_NOT_ALLOWED, *_WRONG_NOW),
+    GolfRefusal.NO_POWER: (R.ERROR_REASON_NO_POWER, *_WRONG_NOW),
+    GolfRefusal.BAD_TARGET: (R.ERROR_REASON_BAD_TARGET, *_WRONG_NOW),
 }
 
 
@@ -125,6 +169,24 @@ def to_api_error(err: AppError) -> ApiError:
             reason=R.ERROR_REASON_STALE_VERSION, message=err.message, game=game_to_proto(err.current)
         )
         return ApiError(body, grpc.StatusCode.ABORTED, 409)
+    if isinstance(err, StaleTableVersion):
+        body = errors_pb2.Error(
+            reason=R.ERROR_REASON_STALE_VERSION, message=err.message, table=table_to_proto(err.current)
+        )
+        return ApiError(body, grpc.StatusCode.ABORTED, 409)
+    if isinstance(err, TableRefused):
+        body = errors_pb2.Error(reason=_TABLE_REFUSALS[err.reason], message=err.message)
+        if err.current is not None:
+            body.table.CopyFrom(table_to_proto(err.current))
+        return ApiError(body, *_WRONG_NOW)
+    if isinstance(err, TableMoveRefused):
+        reason, code, status = _GOLF_REFUSALS[err.illegal.reason]
+        body = errors_pb2.Error(reason=reason, message=err.message)
+        if err.current is not None:
+            body.table.CopyFrom(table_to_proto(err.current))
+        if code == grpc.StatusCode.INVALID_ARGUMENT:
+            body.field = "move"
+        return ApiError(body, code, status)
     if isinstance(err, IdempotencyKeyReused):
         body = errors_pb2.Error(
             reason=R.ERROR_REASON_IDEMPOTENCY_KEY_REUSED, message=err.message, field="idempotencyKey"
@@ -139,6 +201,9 @@ def to_api_error(err: AppError) -> ApiError:
     if isinstance(err, Conflict):
         body = errors_pb2.Error(reason=R.ERROR_REASON_CONFLICT, message=err.message)
         return ApiError(body, grpc.StatusCode.ABORTED, 409)
+    if isinstance(err, TooManyWebhooks):
+        body = errors_pb2.Error(reason=R.ERROR_REASON_TOO_MANY_WEBHOOKS, message=err.message)
+        return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)
     if isinstance(err, RoundOver):
         body = errors_pb2.Error(reason=R.ERROR_REASON_ROUND_OVER, message=err.message)
         return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import Message
@@ -32,6 +32,45 @@ class CallContext:
 
 
 Handler = Callable[[Any, CallContext], Awaitable[Message]]
+T = TypeVar("T")
+
+
+@dataclass(eq=False, slots=True)
+class StreamItem:
+    """One message of a server stream, ready for both transports: ``message`` (the RPC's response, for gRPC),
+    and for Server-Sent Events its ``event`` name, its ``id`` (what a client resumes from; None: not resumable)
+    and the message its ``data`` is. The same item may go to many subscribers: ``encoded`` makes each encoding
+    once."""
+
+    message: Message
+    event: str
+    data: Message
+    id: str | None = None
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    def encoded(self, form: str, encode: Callable[[StreamItem], T]) -> T:
+        """``encode(self)``, made once per ``form`` (``grpc``, ``sse``) and kept with the item."""
+        done = self.cache.get(form)
+        if done is None:
+            done = self.cache[form] = encode(self)
+        return cast(T, done)
+
+
+class ItemStream(Protocol):
+    """What a streaming handler returns once the call is accepted: its items, then ``aclose`` (always)."""
+
+    def __aiter__(self) -> ItemStream: ...
+    async def __anext__(self) -> StreamItem: ...
+    async def aclose(self) -> None: ...
+
+
+StreamHandler = Callable[[Any, CallContext], Awaitable[ItemStream]]
+"""A server-streaming RPC's handler: it refuses the call (raising, before anything is sent) or returns the stream.
+An ``ApiError`` or ``AppError`` raised by the stream ends it with that status."""
+
+
+async def _unary_only(request: Any, ctx: CallContext) -> Message:
+    raise TypeError("a server-streaming RPC is served by its stream handler")
 
 
 @dataclass(frozen=True)
@@ -47,11 +86,26 @@ class Rpc:
     handler: Handler
     public: bool = False
     """Callable without an access token (signing in)."""
+    stream: StreamHandler | None = None
+    """The handler of a server-streaming RPC (``handler`` is then unused): see :func:`streaming`."""
+    resume_from: str = ""
+    """Of a server-streaming RPC: the request field (proto3 JSON name) a Server-Sent Events client's
+    ``Last-Event-ID`` header sets, so a reconnecting browser resumes where it was."""
+    event_names: tuple[tuple[str, str], ...] = ()
+    """Of a server-streaming RPC: the Server-Sent Events ``event`` name of members of the response's ``oneof``
+    (proto3 JSON name, event name) where it is not the member's own name (for the documentation; the handler's
+    ``StreamItem`` says it for each message)."""
+
+    def event_name(self, member: str) -> str:
+        """The Server-Sent Events ``event`` name of the response's ``oneof`` member ``member`` (JSON name)."""
+        return dict(self.event_names).get(member, member)
 
     def __post_init__(self) -> None:
         method = self.method
         if method.input_type is not self.request.DESCRIPTOR or method.output_type is not self.response.DESCRIPTOR:
             raise ValueError(f"{method.full_name}: the row's request or response type is not the contract's")
+        if method.client_streaming or method.server_streaming != (self.stream is not None):
+            raise ValueError(f"{method.full_name}: a server-streaming method needs a stream handler, and only it")
 
     @cached_property
     def method(self) -> MethodDescriptor:
@@ -81,3 +135,17 @@ class Rpc:
     def tag(self) -> str:
         """The OpenAPI tag: the service's short name."""
         return self.service.rsplit(".", 1)[-1]
+
+
+def streaming(
+    service: str,
+    name: str,
+    request: type[Message],
+    response: type[Message],
+    stream: StreamHandler,
+    public: bool = False,
+    resume_from: str = "",
+    event_names: tuple[tuple[str, str], ...] = (),
+) -> Rpc:
+    """The row of a server-streaming RPC."""
+    return Rpc(service, name, request, response, _unary_only, public, stream, resume_from, event_names)

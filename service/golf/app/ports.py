@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Protocol
@@ -20,8 +20,9 @@ from golf.app.records import (
     Verdict,
 )
 from golf.app.tables.entries import Entry
-from golf.app.tables.records import LoggedEntry, TableRecord
+from golf.app.tables.records import LoggedEntry, TableDue, TableRecord
 from golf.app.tables.state import Table, TableStatus
+from golf.app.webhook_records import Coverage, DeliveryRecord, Subscription, WebhookRecord
 from golf.engine.solitaire.autoplay import AutoRun
 from golf.engine.solitaire.difficulty import Difficulty
 from golf.engine.solitaire.rules import SolitaireRules
@@ -150,9 +151,11 @@ class TableRepository(Protocol):
         status: TableStatus,
         created_at: datetime,
         idempotency_key: str | None = None,
+        due_at: datetime | None = None,
     ) -> int:
         """One command's entries, at ``expected_version``; the new version. Raises ``TableChanged`` (a
-        ``Conflict``) when another writer appended first or the key is taken, ``NotFound`` for no such table."""
+        ``Conflict``) when another writer appended first or the key is taken, ``NotFound`` for no such table.
+        ``due_at``: when work falls due at the table after them (``None``: none); any lease on the table ends."""
         ...
 
     async def get_table(self, table_id: str) -> TableRecord | None: ...
@@ -163,6 +166,67 @@ class TableRepository(Protocol):
     async def find_command(self, table_id: str, idempotency_key: str) -> list[LoggedEntry] | None: ...
     async def list_open_tables(self, limit: int, preset: str | None = None) -> list[TableRecord]: ...
     async def find_by_join_code(self, join_code: str) -> TableRecord | None: ...
+    async def list_quick_play_tables(self, preset: str, limit: int) -> list[TableRecord]:
+        """Tables quick play opened that still seat players, of ``preset``, oldest first."""
+        ...
+
+    async def entry_times(self, table_id: str, seqs: Collection[int]) -> dict[int, datetime]:
+        """When the entries ``seqs`` of the table's log were written."""
+        ...
+
+    async def get_due(self, table_id: str) -> TableDue | None: ...
+    async def claim_due(self, now: datetime, limit: int, owner: str, lease_seconds: float) -> list[str]:
+        """Lease to ``owner`` up to ``limit`` tables due by ``now`` that no live lease holds; their ids."""
+        ...
+
+    async def next_due(self, now: datetime) -> datetime | None:
+        """The earliest due time of a table no live lease holds (``None``: nothing is due ever, for now)."""
+        ...
+
+    async def release_due(self, table_id: str, version: int, due_at: datetime | None) -> bool:
+        """Set the next due time of the table at ``version`` and end its lease (nothing if it moved on)."""
+        ...
+
+    async def add_quick_play(self, player_id: str, idempotency_key: str, table_id: str, created_at: datetime) -> None:
+        """Raises ``AlreadyStored`` when the player already used the key."""
+        ...
+
+    async def find_quick_play(self, player_id: str, idempotency_key: str) -> str | None: ...
+
+
+class WebhookRepository(Protocol):
+    """Webhooks and their outbox of deliveries (``golf.adapters.db.webhook_store.SqlWebhookStore``)."""
+
+    async def add_webhook(self, hook: WebhookRecord) -> None:
+        """Raises ``AlreadyStored`` when the id is taken."""
+        ...
+
+    async def get_webhook(self, webhook_id: str) -> WebhookRecord | None:
+        """The webhook, deleted or not."""
+        ...
+
+    async def list_webhooks(
+        self, limit: int, after: tuple[datetime, str] | None, issuer: str | None = None, player_id: str | None = None
+    ) -> list[WebhookRecord]:
+        """Live webhooks newest first (created_at, id descending), strictly after the keyset ``after``: every one of
+        ``issuer``, or the ``PLAYER`` webhooks of ``player_id``."""
+        ...
+
+    async def count_webhooks(self, coverage: Coverage, owner: str) -> int:
+        """Live webhooks of ``coverage`` whose owner (the player, or the issuer) is ``owner``."""
+        ...
+
+    async def delete_webhook(self, webhook_id: str, when: datetime) -> bool:
+        """Mark the webhook deleted and cancel its pending deliveries; whether a live webhook had that id."""
+        ...
+
+    async def subscriptions(self, player_ids: Sequence[str]) -> list[Subscription]:
+        """Every live webhook covering each of ``player_ids`` (its own, or its issuer's), one row per pair."""
+        ...
+
+    async def add_deliveries(self, deliveries: Sequence[DeliveryRecord]) -> None:
+        """Write deliveries to the outbox (pending, due at their ``next_attempt_at``)."""
+        ...
 
 
 class UnitOfWork(Protocol):
@@ -170,6 +234,11 @@ class UnitOfWork(Protocol):
 
     @property
     def repo(self) -> SolitaireRepository: ...
+
+    @property
+    def webhooks(self) -> WebhookRepository:
+        """Webhooks and their outbox, in this transaction."""
+        ...
 
     @property
     def tables(self) -> TableRepository:

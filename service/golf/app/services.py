@@ -9,6 +9,7 @@ from golf.app.players import PlayerService
 from golf.app.ports import Clock, RateLimiter, Solver, TokenIssuer, UnitOfWorkFactory
 from golf.app.rounds import RoundService
 from golf.app.solitaire import SolitaireService
+from golf.app.table_service import TableService
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class Services:
     rounds: RoundService
     dealer: Dealer
     players: PlayerService
+    tables: TableService
 
 
 def build_services(
@@ -31,4 +33,5 @@ def build_services(
     dealer = Dealer(uow, clock, solver, settings, limiter)
     games = SolitaireService(uow, clock, dealer, solver, limiter, solver_budget=settings.solver_budget)
     rounds = RoundService(uow, clock, games, limiter)
-    return Services(games, rounds, dealer, PlayerService(uow, clock, tokens, limiter, refresh_days))
+    players = PlayerService(uow, clock, tokens, limiter, refresh_days)
+    return Services(games, rounds, dealer, players, TableService(uow, clock, limiter))

@@ -1,8 +1,9 @@
 """Live card Golf tables: the use cases over the pure table aggregate (``golf.app.tables``) and its store.
 
 Every mutation is one unit of work: read the table (from this process's cache, else the store), run the pure
-command, let every bot whose turn has come play at once (``play_bots``), and append the command's entries and the
-bots' entries in ONE append at the version read, under the request's idempotency key. Of two writers at one
+command, let every bot whose turn has come play at once (``immediate_bots``; a table that paces its bots leaves them
+to fall due), and append the command's entries and the bots' entries in ONE append at the version read, under the
+request's idempotency key, with the table's next due time (``golf.app.tables.clocks.due_at``). Of two writers at one
 version the store keeps exactly one; the loser reads again and runs its command again, unless the client named
 the version it saw (``expected_version``): then it is told its view is stale. A retry with a used key answers with
 the table as that command left it (``replayed``), without writing anything.
@@ -19,10 +20,16 @@ Who may do what:
   out of a seat before the start |
 | get | anyone for a listed table (a spectator's view unless seated); a private table only its creator, its seated
   players, or someone giving its join code; others are told it does not exist |
+| quick play | any signed-in player (opening a table counts as ``create``) |
+
+Work due by time (turn clocks, paced bots, away seats, quick play's autofill) is done by :meth:`TableService.run_due`
+(the table clock, ``golf.adapters.table_clock``, calls it for the tables it claims) through the same append at the
+version read, with no idempotency key: of two processes doing the same due work, exactly one stores it.
 """
 
 from __future__ import annotations
 
+import math
 import secrets
 import uuid
 from collections import OrderedDict
@@ -36,11 +43,12 @@ from golf.app.identity import Caller
 from golf.app.ports import AlreadyStored, Clock, RateLimiter, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.tables import commands
-from golf.app.tables.bots import play_bots
+from golf.app.tables.bots import immediate_bots, pending_bot_seat
+from golf.app.tables.clocks import autofill, due_at, due_work, turn_deadline
 from golf.app.tables.commands import Applied
 from golf.app.tables.entries import BotAdded, Entry, SeatJoined, SeatLeft, SeatMoved, SeatResigned, TableStarted
-from golf.app.tables.errors import TableChanged
-from golf.app.tables.options import DEFAULT_PRESET, TableOptions
+from golf.app.tables.errors import TableChanged, TableMoveRefused, TableRefusal, TableRefused
+from golf.app.tables.options import DEFAULT_MISSED_TURNS, DEFAULT_PRESET, MAX_AUTOFILL_SECONDS, TableOptions
 from golf.app.tables.records import TableRecord
 from golf.app.tables.state import Table, TableStatus, apply_entry, new_table, replay
 from golf.app.tables.views import TableView, view_for
@@ -59,6 +67,13 @@ JOIN_CODE_LENGTH = 6
 """23^6 is about 148 million codes: guessing one of the few open private tables is hopeless at any rate limit."""
 _TABLE_IDS = uuid.UUID("6f1c3a52-5d8e-4f0b-9a57-2b7c9e1d4a60")
 """The namespace of table ids made from (creator, idempotency key), so a retried create finds its table."""
+QUICK_PLAY_SEATS = 4
+"""Seats at a table quick play opens, unless the caller asks for another number."""
+QUICK_PLAY_TURN_SECONDS = 60
+"""The turn clock of quick play tables: strangers share them, so one who walks away must not stall the others (after
+the default three missed turns in a row a bot plays for them until they come back)."""
+QUICK_PLAY_CANDIDATES = 10
+"""How many open quick play tables one call tries to join (oldest first) before opening one."""
 
 
 def secure_join_code() -> str:
@@ -80,7 +95,7 @@ class StaleTableVersion(AppError):
     """The client named a version the table is no longer at; ``current`` is the table as the caller sees it now.
     (The solitaire ``StaleVersion`` carries a solitaire snapshot, so tables have their own.)"""
 
-    def __init__(self, message: str, current: TableView) -> None:
+    def __init__(self, message: str, current: TableSnapshot) -> None:
         super().__init__(message)
         self.current = current
 
@@ -100,6 +115,9 @@ class TableSnapshot:
     """A private table's code, shown to its creator only (to pass on to friends)."""
     replayed: bool = False
     """This is the stored answer to an earlier request with the same idempotency key; nothing changed now."""
+    turn_deadline: datetime | None = None
+    """When the turn clock of the awaited people runs out (or an away seat's grace): the table acts for them then.
+    ``None`` at a table without a turn clock and when no person's move is awaited."""
 
     @property
     def version(self) -> int:
@@ -134,10 +152,23 @@ due time): what it writes commits with the entries or not at all; what it raises
 Publisher = Callable[[str, int], None]
 """Told after a commit that table ``id`` reached version ``n`` (live events; must not block or raise)."""
 
+Also = Callable[[UnitOfWork, TableRecord], Awaitable[None]]
+"""More to write in a mutation's transaction after its append (quick play remembers its key)."""
 Intent = Callable[[Table, Entry], bool]
 """Whether a command's stored first entry (on the table as it was before it) is what a retried request asks."""
 Command = Callable[[TableRecord, Table], Applied]
 """A table command bound to its request: raises an ``AppError`` (refusal) or returns the entries to store."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClockTimes:
+    """The log's times a table's clocks count from (``golf.app.tables.clocks``), at ``version``."""
+
+    version: int
+    awaited_since: datetime
+    """When the entry ``Table.wait_from`` was written (the table's creation for 0)."""
+    last_at: datetime
+    """When the latest entry was written (the table's creation at version 0)."""
 
 
 @dataclass
@@ -159,6 +190,8 @@ class TableService:
     # another writer (or replica) moved the table on, the store refuses the append at the stale version and the
     # command runs again on a fresh read. Refusals are only ever decided on a fresh read.
     _tables: OrderedDict[str, tuple[TableRecord, Table]] = field(default_factory=OrderedDict)
+    # The clock times of the cached tables that have clocks (by id; valid at their version only).
+    _clock_times: dict[str, ClockTimes] = field(default_factory=dict)
 
     # -- creating and finding tables -----------------------------------------------------------------------
     async def create_table(
@@ -171,15 +204,31 @@ class TableService:
         private: bool = False,
         take_seat: bool = True,
         idempotency_key: str | None = None,
+        turn_seconds: int | None = None,
+        missed_turns_limit: int = DEFAULT_MISSED_TURNS,
+        missed_action: str = "bot",
+        bot_delay_ms: int = 0,
     ) -> TableSnapshot:
         """Open a table of ``preset`` with the rule ``rules`` changed, ``seats`` seats and ``holes`` holes; listed,
-        or ``private`` behind a fresh join code. The creator sits at seat 0 unless ``take_seat`` is false.
+        or ``private`` behind a fresh join code. The creator sits at seat 0 unless ``take_seat`` is false. A turn
+        clock of ``turn_seconds`` gives a person who lets it run out the timeout action, and after
+        ``missed_turns_limit`` missed turns in a row ``missed_action`` (``bot``: a bot plays for them until they act
+        again; ``resign``); ``bot_delay_ms`` paces the bots (see ``TableOptions.build``).
 
         With ``idempotency_key`` the table's id is made from the creator and the key, so a retry finds the table
         the first request made (``replayed``); the same key with other options is ``IdempotencyKeyReused``."""
         if idempotency_key is not None:
             _check_key(idempotency_key)
-        plain = TableOptions.build(preset, rules, seats, holes)  # refuses bad options before counting the call
+        plain = TableOptions.build(  # refuses bad options before counting the call
+            preset,
+            rules,
+            seats,
+            holes,
+            turn_seconds=turn_seconds,
+            missed_turns_limit=missed_turns_limit,
+            missed_action=missed_action,
+            bot_delay_ms=bot_delay_ms,
+        )
         await self.limiter.hit("create", caller.player_id)
         table_id = self.ids() if idempotency_key is None else self._table_id(caller, idempotency_key)
         for _ in range(CODE_ATTEMPTS):
@@ -189,15 +238,14 @@ class TableService:
             record = TableRecord(table_id, options, self.seeds(), caller.player_id, now)
             table = new_table(options, record.seed)
             applied = commands.join(table, caller.player_id, 0, options.join_code) if take_seat else None
+            times: ClockTimes | None = None
             try:
                 async with self.uow() as uow:
                     await uow.tables.add_table(record)
                     if applied is not None:
-                        await uow.tables.append(
-                            table_id, 0, applied.entries, applied.table.status, now, idempotency_key
+                        _, times = await self._append(
+                            uow, record, table, applied.table, applied.entries, now, idempotency_key
                         )
-                        done = replace(record, version=applied.table.version, status=applied.table.status)
-                        await self._observe(uow, Appended(done, table, applied.table, applied.entries, now))
                     await uow.commit()
             except AlreadyStored as taken:
                 if "join_code" in taken.constraint:
@@ -207,7 +255,7 @@ class TableService:
                 return await self._created(caller, table_id, plain, take_seat)
             final = applied.table if applied is not None else table
             record = replace(record, version=final.version, status=final.status)
-            self._remember(record, final)
+            self._remember(record, final, times)
             self._publish(record.id, final.version)
             return self._snapshot(caller, record, final)
         raise Conflict("no free join code was found; retry")
@@ -239,6 +287,7 @@ class TableService:
         docstring for private tables)."""
         async with self.uow() as uow:
             record, table = await self._load(uow, table_id)
+            await self._times_of(uow, record, table)  # the turn deadline's times (cached)
         self._check_visible(caller, record, table, join_code)
         return self._snapshot(caller, record, table)
 
@@ -249,6 +298,7 @@ class TableService:
             if record is None:
                 raise NotFound("no open table has this join code")
             record, table = await self._load(uow, record.id)
+            await self._times_of(uow, record, table)
         return self._snapshot(caller, record, table)
 
     async def list_open(self, preset: str | None = None, limit: int = 0) -> list[TableSnapshot]:
@@ -385,6 +435,162 @@ class TableService:
 
         return await self._mutate(caller, table_id, idempotency_key, None, intent, command)
 
+    # -- quick play -----------------------------------------------------------------------------------------
+    async def quick_play(
+        self,
+        caller: Caller,
+        preset: str = DEFAULT_PRESET,
+        seats: int | None = None,
+        wait_seconds: float = 0.0,
+        *,
+        idempotency_key: str,
+    ) -> TableSnapshot:
+        """Seat the caller at an open quick play table of ``preset``, or open one.
+
+        Quick play tables are those this call opens: listed, the preset's own rules and holes, a turn clock of
+        :data:`QUICK_PLAY_TURN_SECONDS` (three missed turns in a row: a bot plays for the player until they act),
+        bots unpaced, and autofill: ``wait_seconds`` (0 to 600, counted in whole seconds, rounded up) after the
+        table opened, greedy bots fill its empty seats and the match starts (with 0, at once, in this call).
+
+        The oldest open quick play table of the preset with a free seat is joined first (any number of seats;
+        ``seats``, default :data:`QUICK_PLAY_SEATS`, is for a table this call opens); the person who takes its last
+        seat starts the match. Two callers racing for a last seat: one gets it, the other tries the next table.
+        A caller already seated at an open quick play table of the preset is answered with it.
+
+        Idempotent by ``idempotency_key``: a retry answers with the table the first call seated the caller at, as it
+        stands now (``replayed``); the same key for another preset is ``IdempotencyKeyReused``."""
+        _check_key(idempotency_key)
+        if not math.isfinite(wait_seconds) or not 0 <= wait_seconds <= MAX_AUTOFILL_SECONDS:
+            raise InvalidArgument("wait", f"the wait for people is 0 to {MAX_AUTOFILL_SECONDS} seconds")
+        options = TableOptions.build(
+            preset,
+            seats=QUICK_PLAY_SEATS if seats is None else seats,
+            turn_seconds=QUICK_PLAY_TURN_SECONDS,
+            autofill_seconds=math.ceil(wait_seconds),
+        )
+        answered = await self._quick_answer(caller, idempotency_key, options.preset)
+        if answered is not None:
+            return answered
+        async with self.uow() as uow:
+            candidates = await uow.tables.list_quick_play_tables(options.preset, QUICK_PLAY_CANDIDATES)
+        for record in candidates:
+            joined = await self._quick_join(caller, record.id, idempotency_key, options.preset)
+            if joined is not None:
+                return joined
+        return await self._quick_open(caller, options, idempotency_key)
+
+    async def _quick_answer(self, caller: Caller, key: str, preset: str) -> TableSnapshot | None:
+        """The answer to a retried quick play: the table the key seated the caller at, as it stands (or None)."""
+        async with self.uow() as uow:
+            table_id = await uow.tables.find_quick_play(caller.player_id, key)
+            if table_id is None:
+                return None
+            record, table = await self._load(uow, table_id)
+            await self._times_of(uow, record, table)
+        if record.options.preset != preset:
+            raise IdempotencyKeyReused(f"idempotency key {shown(key)} was already used for another quick play")
+        return self._snapshot(caller, record, table, replayed=True)
+
+    async def _quick_join(self, caller: Caller, table_id: str, key: str, preset: str) -> TableSnapshot | None:
+        """Take the first free seat of the open quick play table ``table_id`` (and start the match when it was the
+        last one); ``None`` when the table has no seat for the caller any more."""
+        player = caller.player_id
+
+        def command(_record: TableRecord, table: Table) -> Applied:
+            joined = commands.join(table, player)
+            if any(seat.empty for seat in joined.table.seats):
+                return joined
+            started = commands.start(joined.table)  # the last seat taken: no need to wait for the autofill
+            return Applied(started.table, (*joined.entries, *started.entries))
+
+        def intent(_before: Table, entry: Entry) -> bool:
+            return isinstance(entry, SeatJoined) and entry.player_id == player
+
+        async def remember(uow: UnitOfWork, record: TableRecord) -> None:
+            await uow.tables.add_quick_play(player, key, record.id, self.clock())
+
+        try:
+            return await self._mutate(caller, table_id, key, None, intent, command, also=remember)
+        except TableRefused as refused:
+            if refused.reason is not TableRefusal.ALREADY_SEATED:
+                return None  # full, started or over since it was listed: the next table
+        except AlreadyStored:
+            pass  # a concurrent retry with this key seated the caller first
+        else:  # pragma: no cover - _mutate returns or raises
+            return None
+        # Already seated here (or by a concurrent retry): remember the key if nobody did, and answer with the table.
+        try:
+            async with self.uow() as uow:
+                await uow.tables.add_quick_play(player, key, table_id, self.clock())
+                await uow.commit()
+        except AlreadyStored:
+            pass
+        return await self._quick_answer(caller, key, preset)
+
+    async def _quick_open(self, caller: Caller, options: TableOptions, key: str) -> TableSnapshot:
+        """Open a quick play table with the caller at seat 0 (filled and started at once when it does not wait)."""
+        player = caller.player_id
+        await self.limiter.hit("create", player)
+        table_id = str(uuid.uuid5(_TABLE_IDS, f"quick-play\n{player}\n{key}"))
+        now = self.clock()
+        record = TableRecord(table_id, options, self.seeds(), player, now)
+        table = new_table(options, record.seed)
+        seated = commands.join(table, player, 0)
+        after, entries = seated.table, seated.entries
+        if options.autofill_seconds == 0:
+            filled = autofill(after)
+            bots = immediate_bots(filled.table)
+            after, entries = bots.table, (*entries, *filled.entries, *bots.entries)
+        try:
+            async with self.uow() as uow:
+                await uow.tables.add_table(record)
+                await uow.tables.add_quick_play(player, key, table_id, now)
+                record, times = await self._append(uow, record, table, after, entries, now, key)
+                await uow.commit()
+        except AlreadyStored:
+            # A concurrent retry with this key opened the table (or took the key) first.
+            answered = await self._quick_answer(caller, key, options.preset)
+            if answered is None:  # pragma: no cover - the key or the table is stored with its row
+                raise
+            return answered
+        self._remember(record, after, times)
+        self._publish(table_id, after.version)
+        return self._snapshot(caller, record, after)
+
+    # -- work due by time -------------------------------------------------------------------------------------
+    async def run_due(self, table_id: str, now: datetime | None = None) -> bool:
+        """Do the work due at table ``table_id`` by ``now`` (default: the clock): quick play's autofill, the timeout
+        action for people past their turn clock, an away seat's bot turn, one paced bot move (see
+        ``golf.app.tables.clocks.due_work``). It is stored through the same append at the version read as every
+        mutation, without an idempotency key, and its entries are written at ``now``: when another process (or a
+        player) appended first, the table is read again and what is still due is done, so due work is stored
+        exactly once. With nothing due, the table's due time is written again and any lease on it ends. Returns
+        whether anything was stored."""
+        for _ in range(RACE_ATTEMPTS):
+            when = self.clock() if now is None else now
+            try:
+                async with self.uow() as uow:
+                    record, table = await self._load(uow, table_id)
+                    times = await self._times_of(uow, record, table)
+                    if times is None:  # no clock: only bot moves left over by a request's bot budget
+                        work = immediate_bots(table) if table.status is TableStatus.PLAYING else Applied(table, ())
+                    else:
+                        work = due_work(table, times.awaited_since, times.last_at, when)
+                    if not work.entries:
+                        due = None if times is None else due_at(table, times.awaited_since, times.last_at)
+                        await uow.tables.release_due(table_id, table.version, due)
+                        await uow.commit()
+                        return False
+                    record, after_times = await self._append(uow, record, table, work.table, work.entries, when, None)
+                    await uow.commit()
+            except TableChanged:
+                self._tables.pop(table_id, None)  # a player (or another process) got there first: read again
+                continue
+            self._remember(record, work.table, after_times)
+            self._publish(table_id, work.table.version)
+            return True
+        raise Conflict(f"table {shown(table_id)} changed too often while its due work was tried; retry")
+
     # -- who may --------------------------------------------------------------------------------------------
     @staticmethod
     def _check_creator(caller: Caller, record: TableRecord, what: str) -> None:
@@ -417,11 +623,12 @@ class TableService:
         expected_version: int | None,
         intent: Intent,
         command: Command,
+        also: Also | None = None,
     ) -> TableSnapshot:
         for _ in range(RACE_ATTEMPTS):
             try:
                 async with self.uow() as uow:
-                    return await self._try(uow, caller, table_id, key, expected_version, intent, command)
+                    return await self._try(uow, caller, table_id, key, expected_version, intent, command, also)
             except TableChanged as lost:
                 self._tables.pop(table_id, None)  # another writer (or replica) got there first
                 if lost.key_taken:
@@ -441,6 +648,7 @@ class TableService:
         expected_version: int | None,
         intent: Intent,
         command: Command,
+        also: Also | None = None,
     ) -> TableSnapshot:
         applied: Applied | None = None
         loaded = self._tables.get(table_id)
@@ -459,29 +667,90 @@ class TableService:
                 self._check_visible(caller, record, table, None)
                 raise StaleTableVersion(
                     f"the table is at version {table.version}, not {expected_version}",
-                    self._snapshot(caller, record, table).view,
+                    self._snapshot(caller, record, table),
                 )
             try:
                 applied = command(record, table)
-            except AppError:
+            except AppError as refused:
                 stored = await self._stored(uow, caller, table_id, key, intent)
                 if stored is not None:
                     return stored
+                self._attach_current(refused, caller, record, table)
                 raise
         record, table = loaded
-        # Bots act as soon as their turn comes, in the same append: no reply ever waits on a bot's turn.
-        bots = play_bots(applied.table)
+        # Bots act as soon as their turn comes, in the same append: no reply ever waits on a bot's turn. (A table
+        # that paces its bots leaves them pending: they fall due one by one, see ``run_due``.)
+        bots = immediate_bots(applied.table)
         final = bots.table
         now = self.clock()
         entries = (*applied.entries, *bots.entries)
-        version = await uow.tables.append(table_id, table.version, entries, final.status, now, key)
-        assert version == final.version
-        record = replace(record, version=final.version, status=final.status)
-        await self._observe(uow, Appended(record, table, final, entries, now))
+        record, times = await self._append(uow, record, table, final, entries, now, key)
+        if also is not None:
+            await also(uow, record)
         await uow.commit()
-        self._remember(record, final)
+        self._remember(record, final, times)
         self._publish(table_id, final.version)
         return self._snapshot(caller, record, final)
+
+    def _attach_current(self, refused: AppError, caller: Caller, record: TableRecord, table: Table) -> None:
+        """A refusal at the table carries the table as the caller sees it (the wire's ``Error.table``), unless the
+        caller may not see the table."""
+        if isinstance(refused, TableRefused | TableMoveRefused):
+            try:
+                self._check_visible(caller, record, table, None)
+            except NotFound:
+                return
+            refused.current = self._snapshot(caller, record, table)
+
+    async def _append(
+        self,
+        uow: UnitOfWork,
+        record: TableRecord,
+        before: Table,
+        after: Table,
+        entries: tuple[Entry, ...],
+        now: datetime,
+        key: str | None,
+    ) -> tuple[TableRecord, ClockTimes | None]:
+        """Append ``entries`` (they took ``before`` to ``after``) at ``now`` under ``key``, with the table's next due
+        time, and tell the observers; the caller commits. The one place a table's due time is decided. Returns the
+        record after the append and the clock times after it (for the cache, once committed)."""
+        times = await self._times_after(uow, record, before, after, now)
+        if times is not None:
+            due = due_at(after, times.awaited_since, times.last_at)
+        else:  # no clock: due only when bot moves are left over by the bot budget, and then at once
+            due = now if after.status is TableStatus.PLAYING and pending_bot_seat(after) is not None else None
+        version = await uow.tables.append(record.id, before.version, entries, after.status, now, key, due_at=due)
+        assert version == after.version
+        record = replace(record, version=after.version, status=after.status)
+        await self._observe(uow, Appended(record, before, after, entries, now))
+        return record, times
+
+    async def _times_of(self, uow: UnitOfWork, record: TableRecord, table: Table) -> ClockTimes | None:
+        """The clock times of ``table`` (``None`` for a table without a clock): cached, else read from its log."""
+        if not record.options.clocked:
+            return None
+        cached = self._clock_times.get(record.id)
+        if cached is not None and cached.version == table.version:
+            return cached
+        written = await uow.tables.entry_times(record.id, {table.wait_from, table.version} - {0})
+        written[0] = record.created_at
+        times = ClockTimes(table.version, written[table.wait_from], written[table.version])
+        self._clock_times[record.id] = times  # read from committed entries: facts that never change
+        return times
+
+    async def _times_after(
+        self, uow: UnitOfWork, record: TableRecord, before: Table, after: Table, now: datetime
+    ) -> ClockTimes | None:
+        """The clock times once ``after`` is appended at ``now`` on ``before``: the latest entry is written now, and
+        so is the entry that began the wait, unless the wait began before (then ``before`` tells when)."""
+        if not record.options.clocked:
+            return None
+        if after.wait_from > before.version:
+            return ClockTimes(after.version, now, now)
+        earlier = await self._times_of(uow, record, before)
+        assert earlier is not None
+        return ClockTimes(after.version, earlier.awaited_since, now)
 
     async def _observe(self, uow: UnitOfWork, appended: Appended) -> None:
         for observer in self.observers:
@@ -511,7 +780,11 @@ class TableService:
             after = apply_entry(after, logged.entry)
         assert after.version == last.seq
         at = replace(record, version=after.version, status=after.status)
-        return self._snapshot(caller, at, after, replayed=True)
+        times = None
+        if record.options.clocked:  # the clocks as they stood after the command, from the log's own times
+            written = {e.seq: e.created_at for e in (*log, *command)} | {0: record.created_at}
+            times = ClockTimes(after.version, written[after.wait_from], written[after.version])
+        return self._snapshot(caller, at, after, replayed=True, times=times)
 
     # -- reading and caching ---------------------------------------------------------------------------------
     async def _load(self, uow: UnitOfWork, table_id: str) -> tuple[TableRecord, Table]:
@@ -540,23 +813,42 @@ class TableService:
         self._remember(record, table)
         return record, table
 
-    def _remember(self, record: TableRecord, table: Table) -> None:
+    def _remember(self, record: TableRecord, table: Table, times: ClockTimes | None = None) -> None:
         self._tables[record.id] = (record, table)
         self._tables.move_to_end(record.id)
+        if times is not None:
+            self._clock_times[record.id] = times
         if len(self._tables) > self.cache_size:
-            self._tables.popitem(last=False)
+            gone, _ = self._tables.popitem(last=False)
+            self._clock_times.pop(gone, None)
 
-    @staticmethod
-    def _snapshot(caller: Caller, record: TableRecord, table: Table, replayed: bool = False) -> TableSnapshot:
+    def _snapshot(
+        self,
+        caller: Caller,
+        record: TableRecord,
+        table: Table,
+        replayed: bool = False,
+        times: ClockTimes | None = None,
+    ) -> TableSnapshot:
+        """``table`` as ``caller`` sees it; its turn deadline from ``times``, else from the cached clock times when
+        they are this version's (a table without a clock has none)."""
         seat = table.seat_of(caller.player_id)
         code = record.join_code if caller.player_id == record.owner_id else None
-        return TableSnapshot(record.id, record.owner_id, record.created_at, view_for(table, seat), seat, code, replayed)
+        if times is None:
+            cached = self._clock_times.get(record.id)
+            times = cached if cached is not None and cached.version == table.version else None
+        deadline = None if times is None else turn_deadline(table, times.awaited_since, times.last_at)
+        view = view_for(table, seat)
+        return TableSnapshot(record.id, record.owner_id, record.created_at, view, seat, code, replayed, deadline)
 
 
 __all__ = [
     "JOIN_CODE_ALPHABET",
+    "QUICK_PLAY_SEATS",
+    "QUICK_PLAY_TURN_SECONDS",
     "AppendObserver",
     "Appended",
+    "ClockTimes",
     "Publisher",
     "StaleTableVersion",
     "TableService",

@@ -31,3 +31,17 @@ def test_a_nul_is_refused_with_its_field(build: object, field: str) -> None:
         check_text(req)
     assert err.value.body.field == field and err.value.http_status == 400
     assert "\x00" not in err.value.body.message
+
+
+def test_maps_are_checked_keys_and_values() -> None:
+    """A map's keys are text too (``map<string, int32>``), refused naming the map."""
+    from golf.v1 import table_service_pb2
+
+    req = table_service_pb2.CreateTableRequest()
+    req.rules.special_values["QS"] = 40
+    req.rules.powers["J"] = 1  # type: ignore[assignment]
+    check_text(req)
+    req.rules.special_values["Q\x00S"] = 40
+    with pytest.raises(ApiError) as err:
+        check_text(req)
+    assert err.value.body.field == "rules.specialValues"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
@@ -24,7 +24,7 @@ from golf.app.records import (
 )
 from golf.app.tables.entries import Entry
 from golf.app.tables.errors import TableChanged
-from golf.app.tables.records import LoggedEntry, TableRecord
+from golf.app.tables.records import LoggedEntry, TableDue, TableRecord
 from golf.app.tables.state import Table, TableStatus, replay
 
 IN_PROGRESS = "in_progress"
@@ -53,6 +53,10 @@ class Tables:
     """By token hash."""
     card_tables: dict[str, TableRecord] = field(default_factory=dict)
     table_logs: dict[str, list[LoggedEntry]] = field(default_factory=dict)
+    table_due: dict[str, TableDue] = field(default_factory=dict)
+    """By table id: the due time and lease (``card_golf_tables.due_at``, ``lease_owner``, ``lease_until``)."""
+    quick_plays: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(player id, idempotency key) -> table id."""
 
 
 def _holds_play(game: GameRecord) -> bool:
@@ -309,6 +313,7 @@ class FakeTableStore:
         status: TableStatus,
         created_at: datetime,
         idempotency_key: str | None = None,
+        due_at: datetime | None = None,
     ) -> int:
         if not entries:
             raise ValueError("a command appends at least one entry")
@@ -334,6 +339,7 @@ class FakeTableStore:
             )
         new_version = expected_version + len(entries)
         self.t.card_tables[table_id] = replace(record, version=new_version, status=status)
+        self.t.table_due[table_id] = TableDue(due_at)
         self.appends += 1
         return new_version
 
@@ -380,6 +386,62 @@ class FakeTableStore:
             ),
             None,
         )
+
+    async def list_quick_play_tables(self, preset: str, limit: int) -> list[TableRecord]:
+        rows = [
+            r
+            for r in self.t.card_tables.values()
+            if r.status is TableStatus.SEATING
+            and r.listed
+            and r.options.autofill_seconds is not None
+            and r.options.preset == preset
+        ]
+        rows.sort(key=lambda r: (r.created_at, r.id))
+        return rows[:limit]
+
+    async def entry_times(self, table_id: str, seqs: Collection[int]) -> dict[int, datetime]:
+        return {e.seq: e.created_at for e in self.t.table_logs.get(table_id, []) if e.seq in seqs}
+
+    async def get_due(self, table_id: str) -> TableDue | None:
+        if table_id not in self.t.card_tables:
+            return None
+        return self.t.table_due.get(table_id, TableDue(None))
+
+    async def claim_due(self, now: datetime, limit: int, owner: str, lease_seconds: float) -> list[str]:
+        due = sorted(
+            (d.due_at, table_id)
+            for table_id, d in self.t.table_due.items()
+            if d.due_at is not None and d.due_at <= now and (d.lease_until is None or d.lease_until < now)
+        )
+        ids = [table_id for _, table_id in due[: max(limit, 0)]]
+        for table_id in ids:
+            self.t.table_due[table_id] = replace(
+                self.t.table_due[table_id], lease_owner=owner, lease_until=now + timedelta(seconds=lease_seconds)
+            )
+        return ids
+
+    async def next_due(self, now: datetime) -> datetime | None:
+        free = [
+            d.due_at
+            for d in self.t.table_due.values()
+            if d.due_at is not None and (d.lease_until is None or d.lease_until < now)
+        ]
+        return min(free, default=None)
+
+    async def release_due(self, table_id: str, version: int, due_at: datetime | None) -> bool:
+        record = self.t.card_tables.get(table_id)
+        if record is None or record.version != version:
+            return False
+        self.t.table_due[table_id] = TableDue(due_at)
+        return True
+
+    async def add_quick_play(self, player_id: str, idempotency_key: str, table_id: str, created_at: datetime) -> None:
+        if (player_id, idempotency_key) in self.t.quick_plays:
+            raise AlreadyStored("card_golf_quick_plays_pkey")
+        self.t.quick_plays[(player_id, idempotency_key)] = table_id
+
+    async def find_quick_play(self, player_id: str, idempotency_key: str) -> str | None:
+        return self.t.quick_plays.get((player_id, idempotency_key))
 
 
 class FakeUnitOfWork:

@@ -22,6 +22,7 @@ from golf.app.tables import (
     view_for,
 )
 from golf.app.tables import replay as replay_table
+from golf.app.tables.bots import BOT_BUDGET
 from golf.engine.cardgolf import DrawStock, Knock, Move, Refusal, Reveal
 from tests.unit.app.conftest import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
@@ -196,7 +197,7 @@ async def test_a_stale_expected_version_is_refused_with_the_current_view(
     moved = await tables.act(ANN, started.table_id, started.view.legal_moves[0], "k1")
     with pytest.raises(StaleTableVersion) as stale:
         await tables.act(ANN, started.table_id, moved.view.legal_moves[0], "k2", expected_version=started.version)
-    assert stale.value.current == moved.view
+    assert stale.value.current.view == moved.view and stale.value.current.table_id == started.table_id
     assert stored_entries(store, started.table_id) == moved.version
     # Another replica wrote meanwhile: this process's cache is behind, and the store's version check catches it.
     other = TableService(store, tables.clock, tables.limiter)
@@ -360,11 +361,21 @@ async def test_a_match_against_bots_runs_to_the_end_and_never_leaks(
     assert (await fresh.get(ANN, made.table_id)).view == (await tables.get(ANN, made.table_id)).view
 
 
-async def test_a_table_of_bots_plays_its_whole_match_in_the_start(tables: TableService) -> None:
+async def test_a_table_of_bots_plays_its_match_in_bounded_appends(tables: TableService) -> None:
     made = await tables.create_table(ANN, seats=2, take_seat=False)
     assert made.seat is None and made.version == 0
     await tables.add_bot(ANN, made.table_id, "greedy", "b1")
     await tables.add_bot(ANN, made.table_id, "random", "b2")
     done = await tables.start(ANN, made.table_id, "go")
-    # Nobody is a person: the bots play the whole match in the start's write.
-    assert done.view.status is TableStatus.OVER and done.view.end is MatchEnd.COMPLETED
+    # Nobody is a person, but the start's write holds only the bot budget's moves (a request never plays a whole
+    # match): the rest is due at once, and each run of the due work appends at most another budget's worth.
+    assert done.view.status is TableStatus.PLAYING and done.version == 3 + BOT_BUDGET
+    runs = 0
+    while (await tables.get(ANN, made.table_id)).view.status is TableStatus.PLAYING:
+        before = (await tables.get(ANN, made.table_id)).version
+        assert await tables.run_due(made.table_id)
+        assert 0 < (await tables.get(ANN, made.table_id)).version - before <= BOT_BUDGET
+        runs += 1
+    done = await tables.get(ANN, made.table_id)
+    assert done.view.end is MatchEnd.COMPLETED and runs > 1
+    assert not await tables.run_due(made.table_id)  # nothing is due any more

@@ -8,6 +8,7 @@ from typing import Any
 
 from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
 from golf.adapters.db.table_store import SqlTableStore
+from golf.adapters.db.webhook_store import SqlWebhookStore
 from golf.app.identity import PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, DuplicateMove
 from golf.app.records import (
@@ -581,6 +582,7 @@ class SqlUnitOfWork:
         self._tx, self._token = await self._driver.begin()
         self._repo = SqlRepository(self._tx)
         self._tables = SqlTableStore(self._tx)
+        self._webhooks = SqlWebhookStore(self._tx)
         return self
 
     @property
@@ -591,6 +593,11 @@ class SqlUnitOfWork:
     def tables(self) -> SqlTableStore:
         """The live card Golf tables and their logs, in this unit of work's transaction."""
         return self._tables
+
+    @property
+    def webhooks(self) -> SqlWebhookStore:
+        """Webhooks and their outbox, in this unit of work's transaction."""
+        return self._webhooks
 
     async def commit(self) -> None:
         await self._tx.commit()

@@ -5,12 +5,19 @@ repository. A command's entries are appended with the version the writer read: t
 version to the new one and the entries take the sequence numbers in between, in one transaction, so of two
 writers at the same version exactly one stores anything (the other gets ``TableChanged``, a ``Conflict``). The
 primary key (table, seq) and the unique (table, idempotency key) back this up in the database itself.
+
+Work due by time (turn clocks, paced bots, quick play's autofill): every append writes the table's next due time
+(``due_at``, computed by the use case from the table it stores) and ends any lease on it. A process claims due tables
+with :meth:`SqlTableStore.claim_due`, a lease of its own for a while (on PostgreSQL ``FOR UPDATE SKIP LOCKED``, so
+claimers never wait on each other or get the same table); it then does the work through the ordinary append at the
+version it read, which settles any race with a player or another process. A lease that runs out (its process died)
+lets another claim the table again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Collection, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from golf.adapters.db.drivers import Row, Transaction, UniqueViolation
@@ -21,6 +28,7 @@ from golf.app.tables.entries import Entry
 from golf.app.tables.errors import TableChanged
 from golf.app.tables.records import (
     LoggedEntry,
+    TableDue,
     TableRecord,
     TableRecordError,
     decode_entry,
@@ -40,12 +48,16 @@ _SQLITE_UNIQUE = {
     "card_golf_tables.join_code": "uq_card_golf_tables_join_code",
     "card_golf_table_entries.table_id, card_golf_table_entries.seq": "card_golf_table_entries_pkey",
     "card_golf_table_entries.table_id, card_golf_table_entries.idempotency_key": "uq_card_golf_table_entries_key",
+    "card_golf_quick_plays.player_id, card_golf_quick_plays.idempotency_key": "card_golf_quick_plays_pkey",
 }
 _SQLITE_PREFIX = "UNIQUE constraint failed: "
 _ROWS_PER_INSERT = 100
 """7 placeholders a row: 700 a statement (the PostgreSQL driver numbers at most 999)."""
 KEY_CONSTRAINT = "uq_card_golf_table_entries_key"
 JOIN_CODE_CONSTRAINT = "uq_card_golf_tables_join_code"
+QUICK_PLAY_CONSTRAINT = "card_golf_quick_plays_pkey"
+MAX_LEASE_OWNER = 64
+"""The length of ``lease_owner`` (a process's id)."""
 
 
 def _constraint(err: UniqueViolation) -> str:
@@ -61,6 +73,10 @@ def _when(value: Any) -> datetime:
         value = datetime.fromisoformat(value)
     assert isinstance(value, datetime)
     return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _maybe_when(value: Any) -> datetime | None:
+    return None if value is None else _when(value)
 
 
 def _table(row: Row) -> TableRecord:
@@ -99,7 +115,7 @@ class SqlTableStore:
         options = record.options
         try:
             await self.tx.execute(
-                f"INSERT INTO card_golf_tables ({_TABLE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO card_golf_tables ({_TABLE_COLUMNS}, quick_play) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 record.id,
                 encode_options(options),
                 record.seed,
@@ -110,6 +126,7 @@ class SqlTableStore:
                 record.created_at,
                 record.version,
                 record.status.value,
+                options.autofill_seconds is not None,  # only quick play opens tables that fill themselves
             )
         except UniqueViolation as err:
             raise AlreadyStored(_constraint(err)) from err
@@ -122,10 +139,12 @@ class SqlTableStore:
         status: TableStatus,
         created_at: datetime,
         idempotency_key: str | None = None,
+        due_at: datetime | None = None,
     ) -> int:
         """Append one command's ``entries`` to the log of a table at ``expected_version``; ``status`` is the
         table's status after them. The first entry carries ``idempotency_key`` and the number of entries. Returns
-        the new version (``expected_version + len(entries)``).
+        the new version (``expected_version + len(entries)``). ``due_at`` is when work falls due at the table after
+        them (``None``: nothing until someone acts); the append ends any lease on the table.
 
         Raises ``TableChanged`` (a ``Conflict``; nothing is stored) when the table is no longer at
         ``expected_version`` or the key is already in its log (``key_taken``), ``NotFound`` when there is no
@@ -135,9 +154,11 @@ class SqlTableStore:
             raise ValueError("a command appends at least one entry")
         new_version = expected_version + len(entries)
         changed = await self.tx.execute(
-            "UPDATE card_golf_tables SET version = ?, status = ? WHERE id = ? AND version = ?",
+            "UPDATE card_golf_tables SET version = ?, status = ?, due_at = ?, lease_owner = NULL, lease_until = NULL"
+            " WHERE id = ? AND version = ?",
             new_version,
             status.value,
+            due_at,
             table_id,
             expected_version,
         )
@@ -243,3 +264,112 @@ class SqlTableStore:
             join_code.strip().upper(),
         )
         return _table(row) if row else None
+
+    async def list_quick_play_tables(self, preset: str, limit: int) -> list[TableRecord]:
+        """Tables quick play opened that still seat players, of ``preset``, oldest first, at most ``limit``."""
+        rows = await self.tx.fetchall(
+            f"SELECT {_TABLE_COLUMNS} FROM card_golf_tables WHERE status = 'seating' AND listed AND quick_play"
+            " AND preset = ? ORDER BY created_at, id LIMIT ?",
+            preset,
+            limit,
+        )
+        return [_table(r) for r in rows]
+
+    # -- work due by time -----------------------------------------------------------------------------------
+    async def entry_times(self, table_id: str, seqs: Collection[int]) -> dict[int, datetime]:
+        """When the entries ``seqs`` of the table's log were written (the clocks count from them)."""
+        wanted = sorted(set(seqs))
+        if not wanted:
+            return {}
+        marks = ", ".join("?" * len(wanted))
+        rows = await self.tx.fetchall(
+            f"SELECT seq, created_at FROM card_golf_table_entries WHERE table_id = ? AND seq IN ({marks})",
+            table_id,
+            *wanted,
+        )
+        return {int(r["seq"]): _when(r["created_at"]) for r in rows}
+
+    async def get_due(self, table_id: str) -> TableDue | None:
+        """When work falls due at the table and who holds it (``None``: no such table)."""
+        row = await self.tx.fetchone(
+            "SELECT due_at, lease_owner, lease_until FROM card_golf_tables WHERE id = ?", table_id
+        )
+        if row is None:
+            return None
+        return TableDue(_maybe_when(row["due_at"]), row["lease_owner"], _maybe_when(row["lease_until"]))
+
+    async def claim_due(self, now: datetime, limit: int, owner: str, lease_seconds: float) -> list[str]:
+        """Claim up to ``limit`` tables whose work is due by ``now`` and that nobody holds (no lease, or one that
+        ran out), the longest due first: each gets the lease ``owner`` until ``now + lease_seconds``. Returns their
+        ids. On PostgreSQL the rows are locked with ``SKIP LOCKED``, so concurrent claimers never wait on each other
+        nor get the same table (a row a writer is changing is skipped: its append sets a new due time anyway); on
+        SQLite there is one writer at a time. Commit the unit of work to keep the leases."""
+        if not 0 < len(owner) <= MAX_LEASE_OWNER:
+            raise ValueError(f"a lease owner has 1 to {MAX_LEASE_OWNER} characters")
+        if limit <= 0:
+            return []
+        skip = " FOR UPDATE SKIP LOCKED" if self.tx.dialect == "postgresql" else ""
+        rows = await self.tx.fetchall(
+            "SELECT id FROM card_golf_tables WHERE due_at IS NOT NULL AND due_at <= ?"
+            " AND (lease_until IS NULL OR lease_until < ?) ORDER BY due_at, id LIMIT ?" + skip,
+            now,
+            now,
+            limit,
+        )
+        ids = [str(r["id"]) for r in rows]
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            await self.tx.execute(
+                f"UPDATE card_golf_tables SET lease_owner = ?, lease_until = ? WHERE id IN ({marks})",
+                owner,
+                now + timedelta(seconds=lease_seconds),
+                *ids,
+            )
+        return ids
+
+    async def next_due(self, now: datetime) -> datetime | None:
+        """The earliest due time of a table that no live lease holds, so the table clock sleeps until then (``None``
+        when no table has work due at any time). Served by the partial index on ``due_at``."""
+        row = await self.tx.fetchone(
+            "SELECT MIN(due_at) AS due FROM card_golf_tables WHERE due_at IS NOT NULL"
+            " AND (lease_until IS NULL OR lease_until < ?)",
+            now,
+        )
+        return None if row is None or row["due"] is None else _when(row["due"])
+
+    async def release_due(self, table_id: str, version: int, due_at: datetime | None) -> bool:
+        """The table at ``version`` has nothing due now: set its next due time and end any lease on it. A table no
+        longer at ``version`` is left alone (its newer append set both). Whether the table was at ``version``."""
+        changed = await self.tx.execute(
+            "UPDATE card_golf_tables SET due_at = ?, lease_owner = NULL, lease_until = NULL"
+            " WHERE id = ? AND version = ?",
+            due_at,
+            table_id,
+            version,
+        )
+        return changed == 1
+
+    # -- quick play -----------------------------------------------------------------------------------------
+    async def add_quick_play(self, player_id: str, idempotency_key: str, table_id: str, created_at: datetime) -> None:
+        """Remember that ``player_id``'s quick play request ``idempotency_key`` seated them at ``table_id``. Raises
+        ``AlreadyStored`` (``card_golf_quick_plays_pkey``) when the key was already used by the player."""
+        try:
+            await self.tx.execute(
+                "INSERT INTO card_golf_quick_plays (player_id, idempotency_key, table_id, created_at)"
+                " VALUES (?, ?, ?, ?)",
+                player_id,
+                idempotency_key,
+                table_id,
+                created_at,
+            )
+        except UniqueViolation as err:
+            raise AlreadyStored(_constraint(err)) from err
+
+    async def find_quick_play(self, player_id: str, idempotency_key: str) -> str | None:
+        """The table ``player_id``'s quick play request ``idempotency_key`` seated them at, if any."""
+        row = await self.tx.fetchone(
+            "SELECT table_id FROM card_golf_quick_plays WHERE player_id = ? AND idempotency_key = ?",
+            player_id,
+            idempotency_key,
+        )
+        return str(row["table_id"]) if row else None

@@ -192,6 +192,8 @@ CARD_GOLF_TABLES_CODE_WHERE = "join_code IS NOT NULL AND status <> 'over'"
 CARD_GOLF_TABLES_OPEN_WHERE = "status = 'seating' AND listed"
 """The listed tables still seating players: what the list of open tables scans."""
 CARD_GOLF_ENTRIES_KEY_WHERE = "idempotency_key IS NOT NULL"
+CARD_GOLF_TABLES_DUE_WHERE = "due_at IS NOT NULL"
+"""The tables with work due at a time (migration 0006): what the table clock scans, oldest due first."""
 
 
 class CardGolfTableRow(SQLModel, table=True):
@@ -203,6 +205,7 @@ class CardGolfTableRow(SQLModel, table=True):
     __table_args__ = (
         Index("uq_card_golf_tables_join_code", "join_code", unique=True, **_partial(CARD_GOLF_TABLES_CODE_WHERE)),
         Index("ix_card_golf_tables_open", "preset", "created_at", "id", **_partial(CARD_GOLF_TABLES_OPEN_WHERE)),
+        Index("ix_card_golf_tables_due", "due_at", **_partial(CARD_GOLF_TABLES_DUE_WHERE)),
     )
 
     id: str = Field(primary_key=True, max_length=36)
@@ -215,6 +218,12 @@ class CardGolfTableRow(SQLModel, table=True):
     created_at: datetime = Field(sa_column=_when())
     version: int
     status: str = Field(max_length=16)
+    # Migration 0006: when work falls due by time (a turn clock, a paced bot, quick play's autofill; NULL: none),
+    # which process holds it (``lease_owner``) and until when, and whether quick play opened the table.
+    due_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+    lease_owner: str | None = Field(default=None, max_length=64, nullable=True)
+    lease_until: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+    quick_play: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 
 
 class CardGolfTableEntryRow(SQLModel, table=True):
@@ -240,6 +249,71 @@ class CardGolfTableEntryRow(SQLModel, table=True):
     entry: str = Field(sa_column=Column(Text, nullable=False))
     seat: int | None = Field(default=None, nullable=True)
     created_at: datetime = Field(sa_column=_when())
+
+
+class CardGolfQuickPlayRow(SQLModel, table=True):
+    """A quick play request (migration 0006): the table a player's idempotency key seated them at, so a retry
+    answers with the same table (the key may have joined any table, or opened one)."""
+
+    __tablename__ = "card_golf_quick_plays"
+
+    player_id: str = Field(primary_key=True, max_length=36)
+    idempotency_key: str = Field(primary_key=True, max_length=128)
+    table_id: str = Field(foreign_key="card_golf_tables.id", max_length=36)
+    created_at: datetime = Field(sa_column=_when())
+
+
+class WebhookRow(SQLModel, table=True):
+    """A webhook (``golf.app.webhooks``): where to POST which events, for one player (``coverage`` ``player``) or
+    every player of an issuer (``issuer``). ``secret`` signs the deliveries; ``events`` is a comma-separated list.
+    A deleted webhook keeps its row (``deleted_at``), so its deliveries and its idempotency key stay resolvable."""
+
+    __tablename__ = "webhooks"
+    __table_args__ = (
+        Index("ix_webhooks_player", "player_id", "created_at", "id"),
+        Index("ix_webhooks_issuer", "issuer", "created_at", "id"),
+    )
+
+    id: str = Field(primary_key=True, max_length=36)
+    url: str = Field(sa_column=Column(Text, nullable=False))
+    secret: str = Field(max_length=128)
+    events: str = Field(max_length=64)
+    coverage: str = Field(max_length=16)
+    issuer: str = Field(max_length=255)
+    player_id: str | None = Field(default=None, max_length=36, nullable=True)
+    created_by: str = Field(max_length=36)
+    created_at: datetime = Field(sa_column=_when())
+    deleted_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+
+
+class WebhookDeliveryRow(SQLModel, table=True):
+    """The webhook outbox: one event for one webhook, written in the transaction of the move that made it, and
+    claimed by a sender when ``next_attempt_at`` comes (a claim moves it past the attempt: the lease). The unique
+    index stops an event being queued twice for a webhook."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        UniqueConstraint(
+            "webhook_id", "table_id", "table_version", "event", "seat", name="uq_webhook_deliveries_event"
+        ),
+        Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
+        Index("ix_webhook_deliveries_finished", "finished_at"),
+    )
+
+    id: str = Field(primary_key=True, max_length=36)
+    webhook_id: str = Field(foreign_key="webhooks.id", max_length=36)
+    event: str = Field(max_length=16)
+    table_id: str = Field(max_length=36)
+    seat: int
+    player_id: str = Field(max_length=36)
+    table_version: int
+    event_time: datetime = Field(sa_column=_when())
+    status: str = Field(max_length=16)
+    attempts: int = Field(default=0)
+    next_attempt_at: datetime = Field(sa_column=_when())
+    claim_token: str | None = Field(default=None, max_length=36, nullable=True)
+    last_error: str | None = Field(default=None, max_length=255, nullable=True)
+    finished_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
 
 
 metadata = SQLModel.metadata

@@ -2,6 +2,10 @@
 must act or the match ends. The moves are returned as entries for the caller to store; replaying them never
 runs a bot again.
 
+A table may pace its bots (``TableOptions.bot_delay_ms``): then a mutation leaves them pending
+(:func:`immediate_bots` plays nothing) and each becomes work due at a time, one move at a time
+(``golf.app.tables.clocks``).
+
 A bot is made afresh for each move with a seed drawn from the match seed and the index of the entry it is about
 to write, so the same log always yields the same bot moves (on any process, after any restart) and no bot keeps
 state in memory between moves.
@@ -31,10 +35,21 @@ def pending_bot_seat(table: Table) -> int | None:
     return next((s for s in table.awaiting() if table.seats[s].bot is not None), None)
 
 
-def play_bots(table: Table, max_moves: int | None = None) -> Applied:
-    """Play every pending bot move (at most ``max_moves``) and return the table with the entries written. Each bot
-    chooses from ``view(hole, its seat)``, never the full state."""
+BOT_COST = {"random": 1, "greedy": 1, "strong": 10}
+"""What a move of each bot level costs against :data:`BOT_BUDGET`, roughly in its CPU time (a strong bot simulates
+the hole from its view many times)."""
+BOT_BUDGET = 40
+"""The bot work one append may do (the sum of :data:`BOT_COST` of its bot moves; at least one move). A request must
+not keep the server busy for a whole match of bots (a table of bots only, or eight strong bots): the moves past
+the budget fall due at once and the table clock plays them in appends of their own."""
+
+
+def play_bots(table: Table, max_moves: int | None = None, budget: int | None = None) -> Applied:
+    """Play pending bot moves (at most ``max_moves``, and while their cost stays within ``budget``, at least one)
+    and return the table with the entries written. Each bot chooses from ``view(hole, its seat)``, never the full
+    state."""
     entries: list[Entry] = []
+    spent = 0
     while max_moves is None or len(entries) < max_moves:
         seat = pending_bot_seat(table)
         if seat is None:
@@ -42,8 +57,20 @@ def play_bots(table: Table, max_moves: int | None = None) -> Applied:
         kind = table.seats[seat].bot
         hole = table.hole
         assert kind is not None and hole is not None
+        if budget is not None and entries and spent + BOT_COST.get(kind, 1) > budget:
+            break
+        spent += BOT_COST.get(kind, 1)
         bot = make_bot(kind, bot_seed(table.seed, table.version))
         entry = SeatMoved(seat, bot.choose(view(hole, seat)))
         table = apply_entry(table, entry)
         entries.append(entry)
     return Applied(table, tuple(entries))
+
+
+def immediate_bots(table: Table) -> Applied:
+    """The bot moves a mutation stores with its own entries: the pending ones within :data:`BOT_BUDGET`
+    (:func:`play_bots`) at a table whose bots are not paced, none at a table that paces them (they fall due one by
+    one, see ``golf.app.tables.clocks.due_work``). Bot moves left over are due at once (``due_at``)."""
+    if table.options.bot_delay_ms > 0:
+        return Applied(table, ())
+    return play_bots(table, budget=BOT_BUDGET)

@@ -2,7 +2,7 @@
 entries (``golf.app.tables.state.replay``); each accepted entry raises the table's version by one.
 
 Entries record facts, never choices still to make: a join names the seat it took, a bot's move is stored as the
-move it chose, so replaying never runs a bot or looks at a clock.
+move it chose, a timeout as the move made for the seat, so replaying never runs a bot or looks at a clock.
 """
 
 from __future__ import annotations
@@ -42,6 +42,16 @@ class SeatMoved:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatTimedOut:
+    """The turn clock ran out for the person at ``seat`` and ``move`` was made for them: the table's timeout action
+    (a safe default move, ``golf.app.tables.clocks.timeout_move``), or, while the seat is away, the move a greedy
+    bot chose from the seat's view. One of the seat's legal moves at the time."""
+
+    seat: int
+    move: Move
+
+
+@dataclass(frozen=True, slots=True)
 class SeatLeft:
     """Before the start: whoever sat at ``seat`` (a person or a bot) left, and the seat is free again."""
 
@@ -56,5 +66,5 @@ class SeatResigned:
     seat: int
 
 
-Entry = SeatJoined | BotAdded | TableStarted | SeatMoved | SeatLeft | SeatResigned
+Entry = SeatJoined | BotAdded | TableStarted | SeatMoved | SeatTimedOut | SeatLeft | SeatResigned
 """Any entry of a table's log."""

@@ -7,9 +7,13 @@ state (``TableRefused``, FAILED_PRECONDITION / 409 on the wire) and a card Golf 
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from golf.app.errors import AppError, Conflict
 from golf.engine.cardgolf.moves import IllegalMove
+
+if TYPE_CHECKING:
+    from golf.app.table_service import TableSnapshot
 
 
 class TableRefusal(Enum):
@@ -38,6 +42,9 @@ class TableRefused(AppError):
     def __init__(self, reason: TableRefusal, message: str) -> None:
         super().__init__(message)
         self.reason = reason
+        self.current: TableSnapshot | None = None
+        """The table as the caller sees it now, when the use case that refused knows it (the wire's
+        ``Error.table``)."""
 
 
 class TableMoveRefused(AppError):
@@ -46,6 +53,9 @@ class TableMoveRefused(AppError):
     def __init__(self, illegal: IllegalMove) -> None:
         super().__init__(illegal.message)
         self.illegal = illegal
+        self.current: TableSnapshot | None = None
+        """The table as the caller sees it now, when the use case that refused knows it (the wire's
+        ``Error.table``)."""
 
 
 class TableChanged(Conflict):

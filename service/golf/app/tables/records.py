@@ -7,10 +7,18 @@ Format 1
 --------
 Both are compact JSON objects (keys sorted, no spaces) with ``"v": 1``.
 
-Options: ``{"join_code":null,"preset":"six-card","rules":{...},"seats":4,"v":1}``. ``rules`` holds every rule
-option (``GolfRules.canonical``), not only those changed from the preset, so a stored table keeps its rules when a
-preset changes later; a rule option added later takes its default when an older record is read. ``join_code`` is
-``null`` for a listed table, else the code in upper case.
+Options::
+
+    {"autofill_seconds":null,"bot_delay_ms":0,"join_code":null,"missed_action":"bot","missed_turns_limit":3,
+     "preset":"six-card","rules":{...},"seats":4,"turn_seconds":null,"v":1}
+
+``rules`` holds every rule option (``GolfRules.canonical``), not only those changed from the preset, so a stored
+table keeps its rules when a preset changes later; a rule option added later takes its default when an older record
+is read. ``join_code`` is ``null`` for a listed table, else the code in upper case. ``turn_seconds`` (the turn clock,
+``null``: none), ``missed_turns_limit``, ``missed_action`` (``"bot"`` or ``"resign"``), ``bot_delay_ms`` and
+``autofill_seconds`` (quick play, ``null``: none) came with turn clocks: the encoder always writes them, and a record
+written before them (``{"join_code":null,"preset":...,"rules":{...},"seats":4,"v":1}``) still reads, each taking its
+default (so such a record encodes back with the five keys added).
 
 Entries, one per kind (``seat`` is the 0-based seat; ``move`` is the engine's move code, ``Move.code``, read
 back with ``parse_move``)::
@@ -19,11 +27,13 @@ back with ``parse_move``)::
     {"bot":"greedy","seat":1,"type":"bot","v":1}          BotAdded(1, "greedy")
     {"type":"start","v":1}                                TableStarted()
     {"move":"swap 5","seat":2,"type":"move","v":1}        SeatMoved(2, Swap(5))
+    {"move":"stock","seat":1,"type":"timeout","v":1}      SeatTimedOut(1, DrawStock())
     {"seat":1,"type":"leave","v":1}                       SeatLeft(1)
     {"seat":0,"type":"resign","v":1}                      SeatResigned(0)
 
 Decoding is strict: unknown versions, types or keys, wrong value types and move codes that are not in their
-canonical form raise :class:`TableRecordError`, so what decodes encodes back to the same text.
+canonical form raise :class:`TableRecordError`, so what decodes encodes back to the same text (options stored
+before turn clocks excepted: they come back with the five clock keys).
 """
 
 from __future__ import annotations
@@ -34,8 +44,17 @@ from datetime import datetime
 from typing import Any
 
 from golf.app.errors import InvalidArgument
-from golf.app.tables.entries import BotAdded, Entry, SeatJoined, SeatLeft, SeatMoved, SeatResigned, TableStarted
-from golf.app.tables.options import TableOptions
+from golf.app.tables.entries import (
+    BotAdded,
+    Entry,
+    SeatJoined,
+    SeatLeft,
+    SeatMoved,
+    SeatResigned,
+    SeatTimedOut,
+    TableStarted,
+)
+from golf.app.tables.options import DEFAULT_MISSED_TURNS, TableOptions
 from golf.app.tables.state import TableStatus
 from golf.engine.cardgolf.moves import parse_move
 from golf.engine.cardgolf.rules import GolfRules
@@ -78,6 +97,16 @@ class TableRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class TableDue:
+    """When work falls due at a stored table by time (``None``: nothing until someone acts), and the lease of the
+    process running it, if one holds it."""
+
+    due_at: datetime | None
+    lease_owner: str | None = None
+    lease_until: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class LoggedEntry:
     """An entry as stored: its place in the log (``seq``, 1-based: the table's version after it), when it was
     written, and for the first entry of a command the command's idempotency key (if any) and how many entries the
@@ -99,15 +128,40 @@ def encode_options(options: TableOptions) -> str:
         "rules": json.loads(options.rules.canonical()),
         "seats": options.seats,
         "join_code": options.join_code,
+        "turn_seconds": options.turn_seconds,
+        "missed_turns_limit": options.missed_turns_limit,
+        "missed_action": options.missed_action,
+        "bot_delay_ms": options.bot_delay_ms,
+        "autofill_seconds": options.autofill_seconds,
     }
     return _dumps(data)
+
+
+_OPTION_KEYS = frozenset({"v", "preset", "rules", "seats", "join_code"})
+_TIMING_DEFAULTS: dict[str, Any] = {
+    "turn_seconds": None,
+    "missed_turns_limit": DEFAULT_MISSED_TURNS,
+    "missed_action": "bot",
+    "bot_delay_ms": 0,
+    "autofill_seconds": None,
+}
+"""The option keys that came with turn clocks, and what a record written before them means."""
 
 
 def decode_options(text: str) -> TableOptions:
     """The options stored as ``text`` by :func:`encode_options` (any readable version), validated; raises
     :class:`TableRecordError` for anything else."""
     data = _object(text, "table options")
-    _keys(data, {"v", "preset", "rules", "seats", "join_code"}, "table options")
+    if not set(_TIMING_DEFAULTS) & set(data):
+        data = {**data, **_TIMING_DEFAULTS}  # written before turn clocks: all five keys absent, all defaults
+    _keys(data, _OPTION_KEYS | set(_TIMING_DEFAULTS), "table options")
+    timing = {key: data[key] for key in _TIMING_DEFAULTS}
+    for key, value in timing.items():
+        if key == "missed_action":
+            if not isinstance(value, str):
+                raise TableRecordError(f"table options: {key} must be a string, not {value!r}")
+        elif not (type(value) is int or (value is None and _TIMING_DEFAULTS[key] is None)):
+            raise TableRecordError(f"table options: {key} must be an integer, not {value!r}")
     preset = _str(data, "preset", "table options")
     seats = _int(data, "seats", "table options")
     code = data["join_code"]
@@ -118,7 +172,7 @@ def decode_options(text: str) -> TableOptions:
         raise TableRecordError("table options: rules must be an object")
     try:
         rules = GolfRules.from_dict(rules_data)
-        options = TableOptions(preset, rules, seats, code)
+        options = TableOptions(preset, rules, seats, code, **timing)
         options.validate()
     except InvalidArgument as err:
         raise TableRecordError(f"table options: {err.field}: {err.message}") from None
@@ -139,6 +193,8 @@ def encode_entry(entry: Entry) -> str:
         data.update(type="start")
     elif isinstance(entry, SeatMoved):
         data.update(type="move", seat=entry.seat, move=entry.move.code)
+    elif isinstance(entry, SeatTimedOut):
+        data.update(type="timeout", seat=entry.seat, move=entry.move.code)
     elif isinstance(entry, SeatLeft):
         data.update(type="leave", seat=entry.seat)
     elif isinstance(entry, SeatResigned):
@@ -153,6 +209,7 @@ _ENTRY_KEYS: dict[str, frozenset[str]] = {
     "bot": frozenset({"v", "type", "seat", "bot"}),
     "start": frozenset({"v", "type"}),
     "move": frozenset({"v", "type", "seat", "move"}),
+    "timeout": frozenset({"v", "type", "seat", "move"}),
     "leave": frozenset({"v", "type", "seat"}),
     "resign": frozenset({"v", "type", "seat"}),
 }
@@ -186,7 +243,7 @@ def decode_entry(text: str) -> Entry:
         raise TableRecordError(f"table entry: not a move code: {code!r} ({err})") from None
     if move.code != code:  # only the canonical form: what decodes encodes back to the same text
         raise TableRecordError(f"table entry: move code {code!r} is not in its canonical form {move.code!r}")
-    return SeatMoved(seat, move)
+    return SeatTimedOut(seat, move) if kind == "timeout" else SeatMoved(seat, move)
 
 
 def entry_seat(entry: Entry) -> int | None:

@@ -4,6 +4,11 @@ changes a table, so a command and a replay of the same entry can never disagree.
 
 Holes chain by themselves: the move that ends a hole scores it on the sheet and deals the next one (the deal of
 hole ``k`` comes from the match seed, ``golf.engine.cardgolf.match.deal_hole``) until the match is over.
+
+Turn clocks keep no time here, only what the log says: ``Table.wait_from`` is the version of the entry that began
+the wait for the awaited seats (a turn, or a hole's setup), ``Seat.missed`` the turns a person's clock finished for
+them in a row and ``Seat.away`` whether a bot plays their turns until they act again
+(``golf.app.tables.clocks`` turns these and the entries' times into deadlines).
 """
 
 from __future__ import annotations
@@ -13,7 +18,16 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from golf.app.errors import InvalidArgument
-from golf.app.tables.entries import BotAdded, Entry, SeatJoined, SeatLeft, SeatMoved, SeatResigned, TableStarted
+from golf.app.tables.entries import (
+    BotAdded,
+    Entry,
+    SeatJoined,
+    SeatLeft,
+    SeatMoved,
+    SeatResigned,
+    SeatTimedOut,
+    TableStarted,
+)
 from golf.app.tables.errors import TableMoveRefused, TableRefusal, TableRefused
 from golf.app.tables.options import TableOptions
 from golf.engine.cardgolf.bots import BOT_NAMES
@@ -24,6 +38,8 @@ from golf.engine.cardgolf.state import HoleState, Phase
 
 RESIGNED_SEAT_BOT = "greedy"
 """The level of the bot that takes over the seat of a player who resigns."""
+AWAY_SEAT_BOT = "greedy"
+"""The level of the bot that makes an away player's moves (``golf.app.tables.clocks``)."""
 
 
 class TableStatus(Enum):
@@ -52,6 +68,12 @@ class Seat:
     player_id: str | None = None
     bot: str | None = None
     resigned: bool = False
+    missed: int = 0
+    """A person's turns in a row that the turn clock finished for them (``SeatTimedOut``); their own move resets
+    it."""
+    away: bool = False
+    """The person missed ``missed_turns_limit`` turns in a row at a table whose action is ``bot``: a greedy bot
+    makes their moves (after a short grace) until they make one themselves."""
 
     @property
     def empty(self) -> bool:
@@ -83,6 +105,10 @@ class Table:
     results: tuple[HoleResult, ...] = ()
     """Each hole's result with its breakdowns; the sheet holds their points."""
     end: MatchEnd | None = None
+    wait_from: int = 0
+    """The version whose entry began the present wait: the start, the entry that dealt the hole in play (its setup
+    clock runs for every seat not ready), or the move that ended the last turn; 0 (the table's creation) while
+    seating. A move in the middle of a turn (a draw, a discard before the flip) does not restart it."""
 
     @property
     def hole_index(self) -> int:
@@ -156,27 +182,39 @@ def apply_entry(table: Table, entry: Entry) -> Table:
         if empty:
             raise TableRefused(TableRefusal.SEATS_EMPTY, f"seats {empty} are empty: fill them (or add bots) first")
         hole = deal_hole(table.options.rules, table.options.seats, table.seed, 0)
-        return replace(table, status=TableStatus.PLAYING, hole=hole, version=table.version + 1)
+        version = table.version + 1
+        return replace(table, status=TableStatus.PLAYING, hole=hole, version=version, wait_from=version)
     if isinstance(entry, SeatResigned):
         _check_playing(table)
         seat = _seat_index(table, entry.seat)
         current = table.seats[seat]
         if not current.human:
             raise TableRefused(TableRefusal.BOT_SEAT, f"a bot plays seat {seat}; there is nobody to resign")
-        table = _with_seat(table, seat, replace(current, bot=RESIGNED_SEAT_BOT, resigned=True))
+        table = _with_seat(table, seat, replace(current, bot=RESIGNED_SEAT_BOT, resigned=True, away=False))
         if not any(s.human for s in table.seats):
             table = replace(table, status=TableStatus.OVER, end=MatchEnd.ABANDONED, hole=None)
         return replace(table, version=table.version + 1)
     return _apply_move(table, entry)
 
 
-def _apply_move(table: Table, entry: SeatMoved) -> Table:
+def _apply_move(table: Table, entry: SeatMoved | SeatTimedOut) -> Table:
     _check_playing(table)
     seat = _seat_index(table, entry.seat)
+    current = table.seats[seat]
+    if isinstance(entry, SeatTimedOut) and not current.human:
+        raise TableRefused(TableRefusal.BOT_SEAT, f"a bot plays seat {seat}: no clock runs for it")
     hole = table.hole
     assert hole is not None
     hole = hole.apply(seat, checked_move(hole, seat, entry.move))
-    table = replace(table, hole=hole, version=table.version + 1)
+    version = table.version + 1
+    # The seat's turn is over unless it still holds a drawn card or owes the flip after a discard (the setup
+    # "turn" is the one reveal).
+    turn_over = hole.phase not in (Phase.PLACE, Phase.FLIP)
+    table = replace(table, hole=hole, version=version)
+    if turn_over and hole.phase is not Phase.SETUP:
+        table = replace(table, wait_from=version)  # the next turn's clock (or the next hole's setup clock) starts
+    if current.human:
+        table = _with_seat(table, seat, _counted(table.options, current, entry, turn_over))
     if not hole.over:
         return table
     result = hole_result(hole)
@@ -186,6 +224,18 @@ def _apply_move(table: Table, entry: SeatMoved) -> Table:
     if match_over(rules, sheet):
         return replace(table, status=TableStatus.OVER, end=MatchEnd.COMPLETED, hole=None)
     return replace(table, hole=deal_hole(rules, table.options.seats, table.seed, len(sheet.holes)))
+
+
+def _counted(options: TableOptions, seat: Seat, entry: SeatMoved | SeatTimedOut, turn_over: bool) -> Seat:
+    """A person's seat after ``entry``: their own move resets the missed turns and brings them back from away; a
+    timeout that finishes their turn counts one missed turn (a turn finished in several timed-out moves is one)."""
+    if isinstance(entry, SeatMoved):
+        return replace(seat, missed=0, away=False) if seat.missed or seat.away else seat
+    if not turn_over:
+        return seat
+    missed = seat.missed + 1
+    away = seat.away or (options.missed_action == "bot" and missed >= options.missed_turns_limit)
+    return replace(seat, missed=missed, away=away)
 
 
 def checked_move(hole: HoleState, seat: int, move: Move) -> Move:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from golf.app.errors import InvalidArgument
-from golf.app.tables.state import MatchEnd, Table, TableStatus
+from golf.app.tables.state import AWAY_SEAT_BOT, MatchEnd, Seat, Table, TableStatus
 from golf.engine.cardgolf.match import ScoreSheet
 from golf.engine.cardgolf.moves import Move
 from golf.engine.cardgolf.outcome import HoleResult
@@ -17,13 +17,18 @@ from golf.engine.cardgolf.view import SeatView, view
 
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
-    """Who sits at a seat: a person (``player_id``), a bot (``bot``: its level), both once a person resigned and a
-    bot plays on for them, or nobody."""
+    """Who sits at a seat: a person (``player_id``), a bot (``bot``: its level), both once a person resigned or is
+    away and a bot plays for them, or nobody."""
 
     seat: int
     player_id: str | None
     bot: str | None
     resigned: bool
+    away: bool = False
+    """The person missed too many turns in a row: a bot (``bot``) plays for them until they act again (they still
+    see their legal moves, to take the seat back)."""
+    missed: int = 0
+    """The person's turns in a row the turn clock finished for them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +55,15 @@ class TableView:
     sheet: ScoreSheet
     results: tuple[HoleResult, ...]
     legal_moves: tuple[Move, ...]
-    """What the viewer may send to ``act`` now: empty for spectators, bot seats and when it is not its move."""
+    """What the viewer may send to ``act`` now: empty for spectators, bot seats and when it is not its move (an
+    away player's seat is still theirs: they see their moves)."""
+    turn_seconds: int | None = None
+    """The table's turn clock (``None``: none). The deadline itself needs the log's times: see
+    ``golf.app.tables.clocks.turn_deadline``."""
+    missed_turns_limit: int = 3
+    missed_action: str = "bot"
+    bot_delay_ms: int = 0
+    """How long bots wait before each move (0: they move at once)."""
 
 
 def view_for(table: Table, viewer: int | None) -> TableView:
@@ -73,7 +86,7 @@ def view_for(table: Table, viewer: int | None) -> TableView:
         listed=options.listed,
         status=table.status,
         end=table.end,
-        seats=tuple(SeatInfo(s, seat.player_id, seat.bot, seat.resigned) for s, seat in enumerate(table.seats)),
+        seats=tuple(_seat_info(s, seat) for s, seat in enumerate(table.seats)),
         hole_number=table.hole_index + 1 if table.hole is not None else None,
         awaiting=table.awaiting(),
         hole=hole,
@@ -81,4 +94,13 @@ def view_for(table: Table, viewer: int | None) -> TableView:
         sheet=table.sheet,
         results=table.results,
         legal_moves=legal,
+        turn_seconds=options.turn_seconds,
+        missed_turns_limit=options.missed_turns_limit,
+        missed_action=options.missed_action,
+        bot_delay_ms=options.bot_delay_ms,
     )
+
+
+def _seat_info(index: int, seat: Seat) -> SeatInfo:
+    bot = AWAY_SEAT_BOT if seat.away and seat.bot is None else seat.bot
+    return SeatInfo(index, seat.player_id, bot, seat.resigned, seat.away, seat.missed)

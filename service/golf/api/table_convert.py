@@ -1,0 +1,456 @@
+"""Live card Golf tables to protobuf messages and back: rules, cards, moves, holes, score sheets and tables.
+
+A table reaches the wire only as a :class:`~golf.app.table_service.TableSnapshot`, whose view is already the one
+the caller may see (``golf.app.tables.views.view_for``, over the engine's one observation function): a card the
+viewer may not know is ``None`` there and is never set here. Every move a table lists converts back to the same
+engine move, so ``Table.legal_moves`` entries may be sent back to ``Act`` as they are.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from typing import Any
+
+from google.protobuf.duration_pb2 import Duration
+
+from golf.api.convert import card_to_proto as plain_card_to_proto
+from golf.api.convert import timestamp
+from golf.app.errors import InvalidArgument
+from golf.app.table_service import TableSnapshot
+from golf.app.tables.state import MatchEnd, TableStatus
+from golf.app.tables.views import SeatInfo, TableView
+from golf.engine.cardgolf.cards import JOKER_CODES, JOKER_RANK, GCard
+from golf.engine.cardgolf.match import ScoreSheet
+from golf.engine.cardgolf.moves import (
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Flip,
+    Knock,
+    Move,
+    Pass,
+    PeekStroke,
+    Reveal,
+    Swap,
+    UsePower,
+)
+from golf.engine.cardgolf.options import (
+    FlipRule,
+    FourAlikeScope,
+    KnockerBonus,
+    KnockerPenalty,
+    Power,
+    StartMode,
+    StockOut,
+)
+from golf.engine.cardgolf.outcome import HoleResult
+from golf.engine.cardgolf.rules import GolfRules
+from golf.engine.cardgolf.state import EndReason, Phase, Source
+from golf.engine.cardgolf.view import SeatView
+from golf.v1 import card_golf_pb2 as cg
+from golf.v1 import cards_pb2
+
+__all__ = [
+    "BOT_LEVELS",
+    "bot_level_from_proto",
+    "bot_level_to_proto",
+    "card_to_proto",
+    "hole_result_to_proto",
+    "hole_to_proto",
+    "move_from_proto",
+    "move_to_proto",
+    "rules_overrides",
+    "rules_to_proto",
+    "score_sheet_to_proto",
+    "table_to_proto",
+]
+
+# -- enums: the engine's and the contract's, by name -------------------------------------------------------------
+
+
+def _by_name(enum: type[Any], proto: Any, prefix: str) -> dict[Any, Any]:
+    """Each member of the engine's ``enum`` with the contract's value of the same name (``prefix`` + NAME)."""
+    return {member: proto.Value(prefix + member.name) for member in enum}
+
+
+_START_MODE = _by_name(StartMode, cg.StartMode, "START_MODE_")
+_FLIP_RULE = _by_name(FlipRule, cg.FlipRule, "FLIP_RULE_")
+_STOCK_OUT = _by_name(StockOut, cg.StockOut, "STOCK_OUT_")
+_FOUR_ALIKE = _by_name(FourAlikeScope, cg.FourAlikeScope, "FOUR_ALIKE_SCOPE_")
+_KNOCKER_PENALTY = _by_name(KnockerPenalty, cg.KnockerPenalty, "KNOCKER_PENALTY_")
+_KNOCKER_BONUS = _by_name(KnockerBonus, cg.KnockerBonus, "KNOCKER_BONUS_")
+_POWER = _by_name(Power, cg.Power, "POWER_")
+_PHASE = _by_name(Phase, cg.HolePhase, "HOLE_PHASE_")
+_SOURCE = _by_name(Source, cg.CardSource, "CARD_SOURCE_")
+_END_REASON = _by_name(EndReason, cg.HoleEndReason, "HOLE_END_REASON_")
+_TABLE_STATUS = _by_name(TableStatus, cg.TableStatus, "TABLE_STATUS_")
+_MATCH_END = _by_name(MatchEnd, cg.MatchEnd, "MATCH_END_")
+
+BOT_LEVELS: dict[str, cg.BotLevel.ValueType] = {
+    "random": cg.BOT_LEVEL_RANDOM,
+    "greedy": cg.BOT_LEVEL_GREEDY,
+    "strong": cg.BOT_LEVEL_STRONG,
+}
+"""The engine's bot names (``golf.engine.cardgolf.bots.BOT_NAMES``) and their ``BotLevel``."""
+_BOT_NAMES: dict[int, str] = {level: name for name, level in BOT_LEVELS.items()}
+MISSED_ACTIONS: dict[str, cg.MissedTurnsAction.ValueType] = {
+    "bot": cg.MISSED_TURNS_ACTION_BOT,
+    "resign": cg.MISSED_TURNS_ACTION_RESIGN,
+}
+"""The table's ``missed_action`` and its ``MissedTurnsAction``."""
+_MISSED_ACTION_NAMES: dict[int, str] = {level: name for name, level in MISSED_ACTIONS.items()}
+
+
+def bot_level_to_proto(name: str | None) -> cg.BotLevel.ValueType:
+    """``BotLevel`` of an engine bot name (unspecified for ``None``: no bot)."""
+    return BOT_LEVELS[name] if name is not None else cg.BOT_LEVEL_UNSPECIFIED
+
+
+def bot_level_from_proto(level: int, field: str = "level") -> str:
+    """The engine's bot name of a ``BotLevel``; the unspecified level (or a number of no level) is refused."""
+    name = _BOT_NAMES.get(level)
+    if name is None:
+        raise InvalidArgument(field, "choose BOT_LEVEL_RANDOM, BOT_LEVEL_GREEDY or BOT_LEVEL_STRONG")
+    return name
+
+
+def missed_action_from_proto(action: int, field: str = "turnClock.action") -> str:
+    """``bot`` or ``resign`` (the unspecified action is ``bot``, the contract's default)."""
+    if action == cg.MISSED_TURNS_ACTION_UNSPECIFIED:
+        return "bot"
+    name = _MISSED_ACTION_NAMES.get(action)
+    if name is None:
+        raise InvalidArgument(field, "choose MISSED_TURNS_ACTION_BOT or MISSED_TURNS_ACTION_RESIGN")
+    return name
+
+
+def _back(table: Mapping[Any, Any], value: int, field: str) -> Any:
+    for member, number in table.items():
+        if number == value:
+            return member
+    names = ", ".join(m.name for m in table)
+    raise InvalidArgument(field, f"{field} must be one of {names}")
+
+
+# -- cards -------------------------------------------------------------------------------------------------------
+_JOKER_PROTOS = tuple(cards_pb2.Card(code=code, joker=True) for code in JOKER_CODES)
+
+
+def card_to_proto(card: GCard) -> cards_pb2.Card:
+    """A card of card Golf: a plain card as solitaire sends it, a joker with ``joker`` set and code XB or XR (its
+    rank and suit unspecified)."""
+    if card.rank == JOKER_RANK:
+        return _JOKER_PROTOS[card.suit]
+    return plain_card_to_proto(card)  # type: ignore[arg-type]  # a Card: its rank is not the joker's
+
+
+def _cards(cards: Iterable[GCard]) -> list[cards_pb2.Card]:
+    return [card_to_proto(c) for c in cards]
+
+
+# -- rules -------------------------------------------------------------------------------------------------------
+_PLAIN_OPTIONS = (
+    "decks",
+    "jokers",
+    "rows",
+    "cols",
+    "start_cards",
+    "swap_face_up",
+    "taken_discard_must_swap",
+    "peek_stroke",
+    "jack_discard_skips_next",
+    "end_on_all_face_up",
+    "final_turns",
+    "knocking",
+    "max_rounds",
+    "joker_value",
+    "wild_one_eyed_jacks",
+    "match_columns",
+    "match_rows",
+    "match_diagonals",
+    "match_adjacent_pairs",
+    "joker_pair_value",
+    "block_of_four_value",
+    "four_alike_self",
+    "four_alike_opponents",
+)
+"""The options whose proto field holds the engine's value as it is (numbers and flags)."""
+_ENUM_OPTIONS: dict[str, dict[Any, Any]] = {
+    "start_mode": _START_MODE,
+    "flip_after_discard": _FLIP_RULE,
+    "stock_out": _STOCK_OUT,
+    "four_alike_scope": _FOUR_ALIKE,
+    "knocker_penalty": _KNOCKER_PENALTY,
+    "knocker_bonus": _KNOCKER_BONUS,
+}
+
+
+def _json_name(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(w.title() for w in rest)
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_message(rules: GolfRules) -> cg.CardGolfRules:
+    msg = cg.CardGolfRules(
+        values=rules.values,
+        special_values=dict(rules.special_values),
+        powers={key: _POWER[power] for key, power in rules.powers},
+    )
+    for name in _PLAIN_OPTIONS:
+        value = getattr(rules, name)
+        if value is not None:  # joker_pair_value, block_of_four_value: unset means no such rule
+            setattr(msg, name, value)
+    for name, table in _ENUM_OPTIONS.items():
+        setattr(msg, name, table[getattr(rules, name)])
+    return msg
+
+
+def rules_to_proto(rules: GolfRules) -> cg.CardGolfRules:
+    """Every option of ``rules`` (the two optional points, ``joker_pair_value`` and ``block_of_four_value``, only
+    when the rules have them). A new message each call."""
+    out = cg.CardGolfRules()
+    out.CopyFrom(_rules_message(rules))
+    return out
+
+
+def _card_key(key: str, field: str, ranks_too: bool) -> str:
+    """A card code (``10H`` written ``TH``, as the engine names cards) or, for powers, a rank (``10`` as ``T``)."""
+    text = key.strip().upper()
+    if text.startswith("10"):
+        text = "T" + text[2:]
+    ranks = "A23456789TJQK"
+    if text in JOKER_CODES or (len(text) == 2 and text[0] in ranks and text[1] in "CDHS"):
+        return text
+    if ranks_too and len(text) == 1 and text in ranks + "X":
+        return text
+    what = "a rank or a card code" if ranks_too else "a card code"
+    raise InvalidArgument(f"{field}[{key!r}]", f"{field} keys must be {what}, not {key!r}")
+
+
+def rules_overrides(msg: cg.CardGolfRules, field: str = "rules") -> dict[str, Any]:
+    """The rule options a request set, by engine name and value, for ``TableOptions.build``: unset fields (and an
+    empty ``values`` list or an empty map) keep the preset's value."""
+    out: dict[str, Any] = {}
+    for name in _PLAIN_OPTIONS:
+        if msg.HasField(name):  # type: ignore[arg-type]  # every name is an optional field of CardGolfRules
+            out[name] = getattr(msg, name)
+    for name, table in _ENUM_OPTIONS.items():
+        if msg.HasField(name):  # type: ignore[arg-type]
+            out[name] = _back(table, getattr(msg, name), f"{field}.{_json_name(name)}")
+    if msg.values:
+        if len(msg.values) != 13:
+            raise InvalidArgument(f"{field}.values", f"{field}.values must give 13 values, ace to king")
+        out["values"] = tuple(msg.values)
+    if msg.special_values:
+        specials: dict[str, int] = {}
+        for key, points in msg.special_values.items():
+            code = _card_key(key, f"{field}.specialValues", ranks_too=False)
+            if code in specials:
+                raise InvalidArgument(f"{field}.specialValues", f"{field}.specialValues names {code} twice")
+            specials[code] = points
+        out["special_values"] = tuple(sorted(specials.items()))
+    if msg.powers:
+        powers: dict[str, Power] = {}
+        for key, value in msg.powers.items():
+            code = _card_key(key, f"{field}.powers", ranks_too=True)
+            if code in powers:
+                raise InvalidArgument(f"{field}.powers", f"{field}.powers names {code} twice")
+            powers[code] = _back(_POWER, value, f"{field}.powers[{key!r}]")
+        out["powers"] = tuple(sorted(powers.items()))
+    return out
+
+
+# -- moves -------------------------------------------------------------------------------------------------------
+def _pass() -> cg.CardGolfMove:
+    # ``pass`` is a Python keyword: the field is reached through its name.
+    msg = cg.CardGolfMove()
+    getattr(msg, "pass").SetInParent()
+    return msg
+
+
+def move_to_proto(move: Move) -> cg.CardGolfMove:
+    """The move as the contract writes it (a draw from the stock never names its card: moves do not hold cards)."""
+    if isinstance(move, Reveal):
+        return cg.CardGolfMove(reveal=cg.CardGolfMove.Reveal(positions=move.positions))
+    if isinstance(move, DrawStock):
+        return cg.CardGolfMove(draw_stock=cg.CardGolfMove.DrawStock())
+    if isinstance(move, DrawDiscard):
+        return cg.CardGolfMove(draw_discard=cg.CardGolfMove.DrawDiscard())
+    if isinstance(move, Swap):
+        return cg.CardGolfMove(swap=cg.CardGolfMove.Swap(position=move.position))
+    if isinstance(move, Discard):
+        return cg.CardGolfMove(discard=cg.CardGolfMove.Discard())
+    if isinstance(move, Flip):
+        return cg.CardGolfMove(flip=cg.CardGolfMove.Flip(position=move.position))
+    if isinstance(move, Pass):
+        return _pass()
+    if isinstance(move, Knock):
+        return cg.CardGolfMove(knock=cg.CardGolfMove.Knock())
+    if isinstance(move, PeekStroke):
+        return cg.CardGolfMove(peek_stroke=cg.CardGolfMove.PeekStroke(position=move.position))
+    return cg.CardGolfMove(use_power=cg.CardGolfMove.UsePower(seat=move.seat, position=move.position, own=move.own))
+
+
+def move_from_proto(msg: cg.CardGolfMove, field: str = "move") -> Move:
+    """The engine's move for a ``CardGolfMove``; one with no kind set is refused naming ``field``."""
+    kind = msg.WhichOneof("kind")
+    if kind == "reveal":
+        return Reveal(tuple(msg.reveal.positions))
+    if kind == "draw_stock":
+        return DrawStock()
+    if kind == "draw_discard":
+        return DrawDiscard()
+    if kind == "swap":
+        return Swap(msg.swap.position)
+    if kind == "discard":
+        return Discard()
+    if kind == "flip":
+        return Flip(msg.flip.position)
+    if kind == "pass":
+        return Pass()
+    if kind == "knock":
+        return Knock()
+    if kind == "peek_stroke":
+        return PeekStroke(msg.peek_stroke.position)
+    if kind == "use_power":
+        power = msg.use_power
+        return UsePower(
+            power.seat if power.HasField("seat") else None,
+            power.position if power.HasField("position") else None,
+            power.own if power.HasField("own") else None,
+        )
+    raise InvalidArgument(field, f"{field} must set one of its kinds (reveal, drawStock, swap ...)")
+
+
+# -- holes, results, the score sheet -----------------------------------------------------------------------------
+def hole_result_to_proto(result: HoleResult, hole_number: int) -> cg.HoleResult:
+    """A finished hole's scores with each seat's breakdown; ``hole_number`` is 1-based."""
+    msg = cg.HoleResult(
+        hole_number=hole_number,
+        seats=[
+            cg.SeatHoleScore(
+                seat=s.seat,
+                total=s.total,
+                lines=[
+                    cg.ScoreLine(rule=line.rule, positions=line.positions, points=line.points, note=line.note)
+                    for line in s.lines
+                ],
+            )
+            for s in result.seats
+        ],
+        end_reason=_END_REASON[result.reason],
+        winners=result.winners,
+    )
+    if result.ender is not None:
+        msg.ender = result.ender
+    return msg
+
+
+def hole_to_proto(hole: SeatView, hole_number: int) -> cg.HoleView:
+    """A hole as the view shows it: a card the viewer may not know is ``None`` in the view, and unset here."""
+    grids = []
+    for seat, (cards, face_up) in enumerate(zip(hole.grids, hole.face_up, strict=True)):
+        grids.append(
+            cg.Grid(
+                seat=seat,
+                cards=[
+                    cg.GridCard(face_up=up, card=card_to_proto(card) if card is not None else None)
+                    for card, up in zip(cards, face_up, strict=True)
+                ],
+            )
+        )
+    msg = cg.HoleView(
+        phase=_PHASE[hole.phase],
+        ready=hole.ready,
+        grids=grids,
+        discard=_cards(hole.discard),
+        stock_count=hole.stock_count,
+        held=card_to_proto(hole.held) if hole.held is not None else None,
+        held_from=_SOURCE[hole.held_from] if hole.held_from is not None else cg.CARD_SOURCE_UNSPECIFIED,
+        end_reason=_END_REASON[hole.end_reason] if hole.end_reason is not None else cg.HOLE_END_REASON_UNSPECIFIED,
+        turns=hole.turns,
+        strokes=hole.strokes,
+        result=hole_result_to_proto(hole.result, hole_number) if hole.result is not None else None,
+    )
+    # During the setup every seat not ready chooses at once (the view names the first of them): no one seat moves.
+    if hole.to_move is not None and hole.phase not in (Phase.SETUP, Phase.OVER):
+        msg.to_move = hole.to_move
+    if hole.ender is not None:
+        msg.ender = hole.ender
+    return msg
+
+
+def score_sheet_to_proto(sheet: ScoreSheet) -> cg.ScoreSheet:
+    """Points per hole and seat, the running totals and the seats leading (the winners once the match is over)."""
+    return cg.ScoreSheet(
+        holes=[cg.HolePoints(points=row) for row in sheet.holes],
+        totals=sheet.totals,
+        leaders=sheet.leaders,
+    )
+
+
+# -- tables ------------------------------------------------------------------------------------------------------
+def _seat_to_proto(info: SeatInfo) -> cg.TableSeat:
+    # ``bot`` is set for every seat a bot plays: a bot's, a resigned player's and an away player's.
+    return cg.TableSeat(
+        seat=info.seat,
+        player_id=info.player_id or "",
+        bot=bot_level_to_proto(info.bot),
+        resigned=info.resigned,
+        away=info.away,
+        missed_turns=info.missed,
+    )
+
+
+def _duration(seconds: float) -> Duration:
+    out = Duration()
+    out.FromTimedelta(timedelta(seconds=seconds))
+    return out
+
+
+def _turn_clock(view: TableView) -> cg.TurnClock | None:
+    if view.turn_seconds is None:
+        return None
+    return cg.TurnClock(
+        turn_time=_duration(view.turn_seconds),
+        missed_turns_limit=view.missed_turns_limit,
+        action=MISSED_ACTIONS[view.missed_action],
+    )
+
+
+def table_to_proto(snapshot: TableSnapshot) -> cg.Table:
+    """The table as the snapshot's caller sees it (their seat's view with their legal moves, or a spectator's);
+    the join code only for the table's creator (the snapshot decides)."""
+    view = snapshot.view
+    hole_number = view.hole_number or 0
+    msg = cg.Table(
+        id=snapshot.table_id,
+        preset=view.preset,
+        rules=_rules_message(view.rules),
+        holes=view.holes,
+        listed=view.listed,
+        join_code=snapshot.join_code or "",
+        owner_id=snapshot.owner_id,
+        create_time=timestamp(snapshot.created_at),
+        version=view.version,
+        status=_TABLE_STATUS[view.status],
+        match_end=_MATCH_END[view.end] if view.end is not None else cg.MATCH_END_UNSPECIFIED,
+        seats=[_seat_to_proto(info) for info in view.seats],
+        hole_number=hole_number,
+        awaiting=view.awaiting,
+        hole=hole_to_proto(view.hole, hole_number) if view.hole is not None else None,
+        last_hole=hole_to_proto(view.last_hole, len(view.results)) if view.last_hole is not None else None,
+        score_sheet=score_sheet_to_proto(view.sheet),
+        results=[hole_result_to_proto(r, n) for n, r in enumerate(view.results, start=1)],
+        legal_moves=[move_to_proto(m) for m in view.legal_moves],
+        turn_clock=_turn_clock(view),
+        turn_deadline=timestamp(snapshot.turn_deadline) if snapshot.turn_deadline is not None else None,
+        bot_delay=_duration(view.bot_delay_ms / 1000),
+        seat_count=len(view.seats),
+    )
+    if snapshot.seat is not None:
+        msg.your_seat = snapshot.seat
+    return msg
