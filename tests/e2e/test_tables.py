@@ -108,10 +108,13 @@ def test_join_by_id_and_by_code_and_a_private_table_stays_private(players: list[
 
     private = _table(ann.create(seats=3, private=True))
     code = private.join_code
-    # Others are told it does not exist; without its code they may not join it.
+    # Others are told it does not exist, whatever they ask of it without its code.
     assert cat.get(private.id).expect_error(R.ERROR_REASON_NOT_FOUND)
-    assert cat.join(private.id).expect_error(R.ERROR_REASON_PERMISSION_DENIED)
-    assert cat.join(private.id, join_code="WRONGCODE").expect_error(R.ERROR_REASON_PERMISSION_DENIED)
+    assert cat.join(private.id).expect_error(R.ERROR_REASON_NOT_FOUND)
+    assert cat.join(private.id, join_code="WRONGCODE").expect_error(R.ERROR_REASON_NOT_FOUND)
+    assert cat.act(private.id, move("drawStock")).expect_error(R.ERROR_REASON_NOT_FOUND)
+    assert cat.resign(private.id).expect_error(R.ERROR_REASON_NOT_FOUND)
+    assert cat.start(private.id).expect_error(R.ERROR_REASON_NOT_FOUND)
     assert cat.join_by_code("NOSUCHCODE").expect_error(R.ERROR_REASON_NOT_FOUND)
     # With the code: as a spectator, by id, and by the code alone.
     watched = _table(cat.get(private.id, join_code=code.lower()))

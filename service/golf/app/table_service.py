@@ -338,7 +338,7 @@ class TableService:
         def intent(_before: Table, entry: Entry) -> bool:
             return isinstance(entry, SeatJoined) and entry.player_id == player and seat in (None, entry.seat)
 
-        return await self._mutate(caller, table_id, idempotency_key, None, intent, command)
+        return await self._mutate(caller, table_id, idempotency_key, None, intent, command, join_code=join_code)
 
     async def add_bot(
         self, caller: Caller, table_id: str, kind: str, idempotency_key: str, seat: int | None = None
@@ -624,11 +624,18 @@ class TableService:
         intent: Intent,
         command: Command,
         also: Also | None = None,
+        join_code: str | None = None,
     ) -> TableSnapshot:
+        def visible_command(record: TableRecord, table: Table) -> Applied:
+            # A private table is NotFound to whoever may not see it, whatever they ask of it: no refusal (a 403 for
+            # acting without a seat, say) tells a stranger that the table exists.
+            self._check_visible(caller, record, table, join_code)
+            return command(record, table)
+
         for _ in range(RACE_ATTEMPTS):
             try:
                 async with self.uow() as uow:
-                    return await self._try(uow, caller, table_id, key, expected_version, intent, command, also)
+                    return await self._try(uow, caller, table_id, key, expected_version, intent, visible_command, also)
             except TableChanged as lost:
                 self._tables.pop(table_id, None)  # another writer (or replica) got there first
                 if lost.key_taken:

@@ -255,10 +255,20 @@ async def test_private_tables_are_joined_with_their_code(tables: TableService, s
     assert not made.view.listed and await tables.list_open() == []
     with pytest.raises(NotFound):
         await tables.get(BOB, made.table_id)  # a private table is not shown to strangers
-    with pytest.raises(PermissionDenied):
+    # Without its code, nothing a stranger asks of it says it exists.
+    with pytest.raises(NotFound):
         await tables.join(BOB, "b", table_id=made.table_id)
-    with pytest.raises(PermissionDenied):
+    with pytest.raises(NotFound):
         await tables.join(BOB, "b", table_id=made.table_id, join_code="ZZZZZZ")
+    for refused in (
+        tables.act(BOB, made.table_id, DrawStock(), "m"),
+        tables.leave(BOB, made.table_id, "l"),
+        tables.resign(BOB, made.table_id, "r"),
+        tables.start(BOB, made.table_id, "s"),
+        tables.add_bot(BOB, made.table_id, "greedy", "a"),
+    ):
+        with pytest.raises(NotFound):
+            await refused
     with pytest.raises(NotFound):
         await tables.join(BOB, "b", join_code="ZZZZZZ")
     joined = await tables.join(BOB, "b", join_code=code.lower())
