@@ -31,15 +31,18 @@ from golf.adapters.rest import build_rest_app
 from golf.adapters.settings import Settings
 from golf.adapters.solver_pool import ProcessPoolSolver
 from golf.adapters.table_clock import TableClock
+from golf.adapters.table_fanout import TableFanout
 from golf.adapters.webhook_sender import SenderSettings, WebhookSender
 from golf.api.handlers import SolitaireHandlers
 from golf.api.player_handlers import PlayerHandlers
 from golf.api.rpc import Rpc
 from golf.api.table_handlers import TableHandlers
+from golf.api.table_watch import watch_rpcs
 from golf.api.webhook_handlers import SERVICE as WEBHOOK_SERVICE_NAME
 from golf.api.webhook_handlers import WebhookHandlers
 from golf.app.dealing import Dealer, DealSettings
 from golf.app.services import build_services
+from golf.app.table_events import TableEvents
 from golf.app.table_service import TableService
 from golf.app.webhooks import WebhookOutbox, WebhookService
 from golf.interrupts import EARLY_INTERRUPT
@@ -123,7 +126,14 @@ def build(settings: Settings) -> Container:
     tables.publishers.append(outbox.published)
     background_work["webhook-sender"] = sender.run_forever
     webhooks = WebhookService(database, utc_now, limits, allow_local_urls=settings.webhook_allow_local_urls)
-    table_rpcs = TableHandlers(tables).rpcs() + WebhookHandlers(webhooks).rpcs()
+    # - Live events: the hub wakes this process's watchers after each commit and tells the other replicas (NOTIFY
+    #   on PostgreSQL); its loop LISTENs and catches up from the log on a timer.
+    fanout = TableFanout(database, settings.event_queue_size, settings.event_catch_up_seconds)
+    tables.publishers.append(fanout.publish)
+    background_work["table-events"] = fanout.run
+    metrics.count_subscribers_with(lambda: fanout.hub.subscribers)
+    events = TableEvents(database, fanout.hub, settings.event_heartbeat_seconds)
+    table_rpcs = TableHandlers(tables).rpcs() + watch_rpcs(events) + WebhookHandlers(webhooks).rpcs()
     rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs() + table_rpcs)
     return Container(
         database,

@@ -9,7 +9,7 @@ more to send is 204 (an ``EventSource`` stops reconnecting); heartbeats keep an 
 ``text/event-stream``.
 
 The server runs in this process, in a thread of its own (``LiveServer``): the same container ``golf serve`` builds
-(``golf.bootstrap.build``), with the event hub and the WatchTable row added when the container has none yet.
+(``golf.bootstrap.build``), with its event hub, table clock and WatchTable row.
 """
 
 from __future__ import annotations
@@ -32,9 +32,6 @@ from google.protobuf import json_format
 from golf.adapters.grpc_server import build_grpc_server
 from golf.adapters.rest import build_rest_app
 from golf.adapters.settings import Settings
-from golf.adapters.table_fanout import TableFanout
-from golf.api.table_watch import watch_rpcs
-from golf.app.table_events import TableEvents
 from golf.bootstrap import build
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import table_service_pb2 as tpb
@@ -97,23 +94,20 @@ class LiveServer:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        limits = {f"rate_limit_{n}": "" for n in ("player", "address", "solver", "create", "sign_in")}
         settings = Settings(
             database_url=self.database_url,
             host="127.0.0.1",
             pool_size=0,
             token_key=None if self.database_url.startswith("sqlite") else TEST_TOKEN_KEY,
             event_heartbeat_seconds=HEARTBEAT_SECONDS,
-            **limits,
+            rate_limit_player="",  # the tests call faster than players
+            rate_limit_address="",
+            rate_limit_solver="",
+            rate_limit_create="",
+            rate_limit_sign_in="",
         )
         container = build(settings)
         rpcs = list(container.rpcs)
-        if not any(rpc.name == "WatchTable" for rpc in rpcs):  # until bootstrap wires the hub itself
-            fanout = TableFanout(container.database, settings.event_queue_size, settings.event_catch_up_seconds)
-            container.tables.publishers.append(fanout.publish)
-            container.metrics.count_subscribers_with(lambda: fanout.hub.subscribers)
-            rpcs += watch_rpcs(TableEvents(container.database, fanout.hub, settings.event_heartbeat_seconds))
-            container.background["table-events"] = fanout.run
         server, _health, _port = build_grpc_server(
             rpcs, f"127.0.0.1:{self.grpc_port}", container.edge, container.metrics
         )
