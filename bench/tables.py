@@ -93,23 +93,24 @@ async def _subscribe(port: int, token: str, table_id: str, tally: Tally, stop: a
         pass
     tally.connected += 1
     ended = False
+    kind = b""
     try:
         while not stop.is_set():
             line = await reader.readline()
             if not line:
                 ended = True
                 break
-            if line.startswith(b"data:"):
+            if line.startswith(b"event:"):
+                kind = line[6:].strip()
+            elif line.startswith(b"data:"):
                 received = time.time()
-                if b'"heartbeat"' in line[:40]:
-                    tally.heartbeats += 1
+                if kind != b"table":
+                    tally.heartbeats += kind == b"heartbeat"
                     continue
                 sent = _event_time(line)
                 if tally.measuring and sent is not None:
                     tally.events += 1
                     tally.latencies.append(received - sent)
-            elif line.startswith(b":"):
-                tally.heartbeats += 1
     except (ConnectionError, asyncio.IncompleteReadError):
         ended = True
     finally:
