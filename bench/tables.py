@@ -2,16 +2,11 @@
 
     .venv/bin/python bench/tables.py                          # 100 tables, 1,000 SSE subscribers, 20 s window
     .venv/bin/python bench/tables.py --tables 200 --subscribers 1000 --bot-delay-ms 50 --runs 3
-    .venv/bin/python bench/tables.py --mode act --tables 64   # people acting, bots answering in the same append
+    .venv/bin/python bench/tables.py --subscribers 100 --py-spy /tmp/tables.txt   # and profile the server
 
-Two kinds of load:
-
-- ``bots`` (default): every seat is a bot and the table paces its bots (``botDelay``), so each bot move is its own
-  due run of the server's table clock: claimed, played from the bot's own view, appended at the version read,
-  committed, published to the subscribers. Nothing drives the tables but the server.
-- ``act``: each table has one person (a client of this script) and bots in the other seats with no delay: the
-  client echoes a legal move as soon as its seat is awaited, and the bots answer in the same append, as a person
-  playing against bots does.
+Every seat is a bot and each table paces its bots (``botDelay``), so each bot move is its own due run of the
+server's table clock: claimed, played from the bot's own view, appended at the version read, committed, published
+to the subscribers. Nothing drives the tables but the server: the load generator only sets them up and watches.
 
 ``--subscribers`` spectators follow the tables round-robin over REST Server-Sent Events (``GET
 /v1/tables/{id}/events``). Delivery latency is the time a subscriber reads an event minus the event's ``time``
@@ -29,7 +24,9 @@ import argparse
 import asyncio
 import contextlib
 import json
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -153,32 +150,14 @@ async def _bot_table(client: httpx.AsyncClient, token: str, args: argparse.Names
     return str(tid)
 
 
-async def _person(client: httpx.AsyncClient, args: argparse.Namespace, stop: asyncio.Event, moves: list[int]) -> str:
-    """An ``act`` table: this client sits at seat 0 against bots and plays until ``stop``; returns the table id."""
-    token = await _guest(client)
-    body = {"preset": args.preset, "seats": args.seats, "holes": 18, "idempotencyKey": str(uuid.uuid4())}
-    table = (await _post(client, token, "/v1/tables", body))["table"]
-    tid = table["id"]
-    for _ in range(args.seats - 1):
-        await _post(client, token, f"/v1/tables/{tid}:addBot", {"level": args.bot, "idempotencyKey": str(uuid.uuid4())})
-    table = (await _post(client, token, f"/v1/tables/{tid}:start", {"idempotencyKey": str(uuid.uuid4())}))["table"]
-
-    async def play() -> None:
-        nonlocal table
-        while not stop.is_set() and table.get("status") == "TABLE_STATUS_PLAYING":
-            legal = table.get("legalMoves") or []
-            if not legal:
-                await asyncio.sleep(0.05)
-                table = (await client.get(f"/v1/tables/{tid}", headers={"authorization": f"Bearer {token}"})).json()[
-                    "table"
-                ]
-                continue
-            body = {"move": legal[0], "idempotencyKey": str(uuid.uuid4()), "expectedVersion": table["version"]}
-            table = (await _post(client, token, f"/v1/tables/{tid}/moves", body))["table"]
-            moves[0] += 1
-
-    asyncio.get_running_loop().create_task(play())
-    return str(tid)
+def _profile(args: argparse.Namespace, pid: int) -> subprocess.Popen[bytes] | None:
+    """With ``--py-spy FILE``: sample the server for the measured window (raw stacks; it slows the server a little);
+    summarise with ``bench/_pyspy_report.py FILE``."""
+    if not args.py_spy:
+        return None
+    exe = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    cmd = [exe, "record", "-p", str(pid), "-d", str(max(1, round(args.seconds))), "-r", "100", "-f", "raw"]
+    return subprocess.Popen([*cmd, "-o", args.py_spy], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _stored_moves(db_url: str) -> int:
@@ -192,18 +171,14 @@ async def _run(args: argparse.Namespace, port: int, db_url: str, server_pid: int
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30, limits=limits) as client:
         host = await _guest(client)
         stop = asyncio.Event()
-        acted = [0]
         began = time.monotonic()
-        if args.mode == "bots":
-            sem = asyncio.Semaphore(16)
+        sem = asyncio.Semaphore(16)
 
-            async def one() -> str:
-                async with sem:
-                    return await _bot_table(client, host, args)
+        async def one() -> str:
+            async with sem:
+                return await _bot_table(client, host, args)
 
-            table_ids = list(await asyncio.gather(*(one() for _ in range(args.tables))))
-        else:
-            table_ids = list(await asyncio.gather(*(_person(client, args, stop, acted) for _ in range(args.tables))))
+        table_ids = list(await asyncio.gather(*(one() for _ in range(args.tables))))
         setup_s = time.monotonic() - began
         watchers = [await _guest(client) for _ in range(max(1, args.subscribers // 50))]
         tally = Tally()
@@ -218,11 +193,14 @@ async def _run(args: argparse.Namespace, port: int, db_url: str, server_pid: int
         moves0, cpu0, pg0 = _stored_moves(db_url), cpu_seconds(server_pid), total_cpu(backend_pids(dbname))
         busy0, wall0, self0 = machine_busy_seconds(), time.monotonic(), time.process_time()
         tally.measuring = True
+        profiler = _profile(args, server_pid)
         await asyncio.sleep(args.seconds)
         tally.measuring = False
         moves1, cpu1, pg1 = _stored_moves(db_url), cpu_seconds(server_pid), total_cpu(backend_pids(dbname))
         busy1, wall1, self1 = machine_busy_seconds(), time.monotonic(), time.process_time()
         held = sum(1 for t in tasks if not t.done())
+        if profiler is not None:
+            await asyncio.to_thread(profiler.wait, 60)
         stop.set()
         for task in tasks:
             task.cancel()
@@ -238,7 +216,7 @@ async def _run(args: argparse.Namespace, port: int, db_url: str, server_pid: int
         return 1000 * lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
 
     return {
-        "mode": args.mode,
+        "bot_delay_ms": args.bot_delay_ms,
         "tables": args.tables,
         "subscribers": args.subscribers,
         "connected": connected,
@@ -257,28 +235,27 @@ async def _run(args: argparse.Namespace, port: int, db_url: str, server_pid: int
         "delivery_max_ms": round(1000 * lat[-1], 1) if lat else None,
         "other_cores": round((busy1 - busy0 - server_cpu - (pg1 - pg0) - client_cpu) / wall, 2),
         "client_cpu_s": round(client_cpu, 2),
-        "person_moves": acted[0],
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mode", choices=("bots", "act"), default="bots")
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--subscribers", type=int, default=1000)
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--preset", default="six-card")
     parser.add_argument("--bot", default="BOT_LEVEL_GREEDY", help="BOT_LEVEL_RANDOM, _GREEDY or _STRONG")
-    parser.add_argument("--bot-delay-ms", type=int, default=100, help="the tables' botDelay (mode bots)")
+    parser.add_argument("--bot-delay-ms", type=int, default=100, help="the tables' botDelay")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--pg-url", default=DEFAULT_PG)
     parser.add_argument("--server-env", action="append", default=[], help="NAME=VALUE for the server")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--py-spy", metavar="FILE", help="record py-spy samples of the server into FILE (raw)")
     args = parser.parse_args()
-    if args.mode == "bots" and args.bot_delay_ms <= 0:
-        parser.error("mode bots needs --bot-delay-ms > 0 (without it a table of bots plays its whole match at start)")
+    if args.bot_delay_ms <= 0:
+        parser.error("--bot-delay-ms must be above 0 (unpaced bots play a table's match in a few large appends)")
     extra = dict(item.split("=", 1) for item in args.server_env)
     rows = []
     for _ in range(args.runs):
