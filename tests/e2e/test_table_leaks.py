@@ -1,39 +1,42 @@
 """A seeded random tour of live card Golf tables that scans every payload for a card its viewer may not know.
 
-Hundreds of short matches (one hole, 2 to 4 seats, a preset drawn from all eight, people and random or greedy bots
-mixed, listed and private tables) are played over both transports: each person (two players of this test, each
-on a transport drawn per match) echoes random moves from its own ``legalMoves``, reads the table now and then,
-and is refused now and then (acting out of turn, a stale ``expectedVersion``, a move of the wrong phase, acting
-once the match is over); a spectator reads it too. The spectator and every person also WATCH the table (gRPC
-``WatchTable`` and Server-Sent Events alternate between matches), each stream read to its end in a thread of its
-own (reconnecting with ``afterSeq`` if the server cuts it off). Several matches run at once.
+Hundreds of short matches (one hole, at most ``MAX_ROUNDS`` rounds; 2 to 4 seats; a preset drawn from all eight;
+people and random or greedy bots mixed; listed and private tables) over both transports: each person (two players
+of this test, each on a transport drawn per match) plays random moves of its own ``legalMoves`` (from its replies,
+or as a thin client from its own stream), reads the table now and then, and is refused now and then (acting out of
+turn, a stale ``expectedVersion``, a move of the wrong phase, acting once the match is over); a spectator reads,
+lists and acts too. The spectator and every person WATCH the table (gRPC ``WatchTable`` and Server-Sent Events
+alternate between matches), each stream read to its end in a thread of its own. Several matches run at once.
 
-EVERY payload is scanned: each unary reply, each refusal's ``Error.table``, each stream event's table, and the
-listings. What a viewer may know is not asked of the server: :class:`Sight` rebuilds it from what the viewer
+EVERY payload is scanned: each unary reply, each refusal's ``Error.table``, each stream event's table, each
+listing. What a viewer may know is not asked of the server: :class:`Sight` rebuilds it from what the viewer
 legitimately saw, event by event of its own stream, with the moves the events name (positions are public):
 
-* face-up cards, the discard pile, and the card in its own hand (any card taken from the discard pile);
+* face-up cards, the discard pile, the card in its own hand, a card taken from the discard pile;
 * its own start cards in PEEK mode, its peek strokes, a card it swapped in face down (it held it), a card anyone
   swapped in face down from the discard pile (everyone saw it there);
 * its power peeks (its own card, an opponent's); a card given with a power (the power card is shown as it is
-  used); its own face-up card turned face down with a power (everyone saw it face up);
-* a known card keeps being known when a blind swap or a swap of lines moves it; a shuffled grid's face-down cards
-  are known to nobody; a card swapped in from the stock is known to its owner only.
+  used: ``golf.engine.cardgolf.powers``); its own face-up card turned face down with a power (everyone saw it);
+* a known card stays known when a blind swap or a swap of lines moves it; a shuffled grid's face-down cards are
+  known to nobody; a card another seat swaps in from the stock is known to that seat only.
 
-The face-up state of every position is tracked from the moves too (a payload cannot make a card public by calling
-it face up), and a card the viewer already knows at a position must stay the same card until a move changes it.
-Invariants checked on every payload: (1) a face-down card is shown only at a position the viewer knows, with one of
-the reasons above: for a grid not its own, only a power peek, a blind swap or swapped lines carrying a card it knew,
-the discard pile's or a given power card, a card turned face down; (2) the card in another seat's hand drawn from
-the stock is never shown (``held`` only to its drawer), and every card shown sits at a place the viewer may see
-(grids, discard pile, hand; nothing else in a payload carries a card); (3) a spectator never sees a face-down card;
-(4) no payload holds the match seed (read from the database once the match is over) nor unknown fields (gRPC), and
-the stock is only a count: grids + discard pile + hand + ``stockCount`` = the deck. The multiset of the cards one
-payload shows never exceeds the deck. Public parts (face-up cards, discard pile, counts) agree across every viewer
-and transport at a version.
+The face-up state of every position is followed from the moves too (a payload cannot make a card public by calling
+it face up), and a card the viewer knows at a position must stay that card until a move changes it. Checked on
+every payload: (1) a face-down card is shown only at a position the viewer knows, for one of the reasons above (in
+another seat's grid: a power peek, a card it knew moved there by a blind swap or swapped lines, a card from the
+discard pile, a given power card, a card turned face down); (2) the card another seat drew from the stock is never
+shown (``held`` goes to its drawer only) until it lands face up, on the pile, or as a given power card, and a card
+can only be in a grid, the discard pile or a hand (``test_cards_travel_only_in_the_holes_of_tables``: the contract
+has no other place for one); (3) a spectator never sees a face-down card; (4) no payload holds the match seed (read
+from the database once the match is over) nor a field the contract does not name (strict JSON, no unknown gRPC
+fields), and the stock is a count only: grids + discard pile + hand + ``stockCount`` make the deck. The cards one
+payload shows never exceed the deck, and what every viewer sees alike (face-up cards, the pile, counts, seats)
+agrees across viewers and transports at each version. Leaky copies of scanned events (a face-down card shown, or
+shown face up, another seat's stock card in hand) must fail the scan: it is not blind.
 
-Bulk on SQLite, a smaller pass on PostgreSQL; the match plans (presets, seats, people, transports, moves) are drawn
-from a seeded ``random.Random`` (the deals are the server's: drawn with ``secrets``).
+Bulk on SQLite, a smaller pass on PostgreSQL. The plans (presets, seats, people, transports, moves) come from a
+seeded ``random.Random``; the deals are the server's (``secrets``), so a failure names its table, viewer, version
+and payload rather than a seed.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
+import httpx
 import psycopg
 import pytest
 from google.protobuf import json_format
@@ -59,18 +63,20 @@ from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
 from golf.v1 import card_golf_pb2 as cg
-from golf.v1 import cards_pb2
+from golf.v1 import cards_pb2, errors_pb2, table_service_pb2_grpc
 from golf.v1 import table_service_pb2 as tpb
-from tests.e2e.identity import new_client
 from tests.e2e.support import Client, Grpc, R, Reply, Rest, Server
 from tests.e2e.tables import Tables, move, tables_in
-from tests.e2e.test_table_events import GrpcWatch, SseWatch, Watch, watch
 
 PRESETS = ("six-card", "six-card-jokers", "four-card", "eight-card", "nine-card", "cambio", "powers", "six-card-flip")
 MATCHES = {"sqlite": (50, 50, 50), "postgres": (17, 17, 16)}
-"""Matches per test, by database: 150 on SQLite and 50 on PostgreSQL, in a few tests."""
+"""Matches per test, by database: 150 on SQLite and 50 on PostgreSQL. ``--dist loadfile`` runs a module's tests on
+one worker, so the split does not spread them: it names the part a failure is in, each with plans of its own;
+the speed comes from playing ``AT_ONCE`` matches at a time."""
 AT_ONCE = 4
 """Matches played at the same time (each with its own players)."""
+MAX_ROUNDS = 6
+"""Short matches: a hole ends after this many rounds of turns at the latest (the presets say 60)."""
 MAX_PERSON_MOVES = 300
 """A match still playing after this many moves of its people is ended by their resigning (never seen)."""
 STREAM_SECONDS = 60.0
@@ -86,6 +92,7 @@ P = cg.Power
 Slot = tuple[int, int]
 """A grid position: (owner seat, position)."""
 T = TypeVar("T")
+M = TypeVar("M", bound=Message)
 
 # Why a viewer may know a face-down card (the first four only of its own grid's cards).
 START_PEEK = "its own start card, peeked"
@@ -139,8 +146,8 @@ class Payload:
     transport: str
     message: Message
     raw: str | bytes
-    """As received: the REST body, the SSE ``data``, the gRPC message (the support helpers' JSON of a unary
-    reply, a stream message's bytes)."""
+    """As received: the REST body, the SSE ``data``, the gRPC message's bytes (a refusal: its details, and the
+    ``Error`` and status as JSON)."""
     version: int
     """The version of the match's table it shows (an event's seq; -1: none)."""
 
@@ -170,48 +177,90 @@ def version_in(message: Message, table_id: str) -> int:
     return max((int(t.version) for t in tables_in(message) if t.id == table_id), default=-1)
 
 
-def _may_hold_card(kind: Descriptor, path: frozenset[str] = frozenset()) -> bool:
-    """Whether the contract lets a message of ``kind`` hold a ``Card``, however deep."""
-    if kind.full_name not in _HOLDS_CARD:
-        if kind.full_name in path:
-            return False
-        inner = path | {kind.full_name}
-        found = kind is cards_pb2.Card.DESCRIPTOR or any(
-            _may_hold_card(fd.message_type, inner) for fd in kind.fields if fd.message_type is not None
-        )
-        if path:  # a cycle's answer is final only at its top
-            return found
-        _HOLDS_CARD[kind.full_name] = found
-    return _HOLDS_CARD[kind.full_name]
+def card_paths() -> set[tuple[str, ...]]:
+    """Every chain of fields by which the contract lets a ``Card`` into a payload of ``TableService`` (its
+    replies, its stream's messages, an ``Error``), as field names from the payload's type down to the card."""
+    card = cards_pb2.Card.DESCRIPTOR.full_name
+    found: set[tuple[str, ...]] = set()
+
+    def walk(kind: Descriptor, chain: tuple[str, ...], inside: frozenset[str]) -> None:
+        for fd in kind.fields:
+            sub = fd.message_type
+            if sub is None or sub.full_name in inside:
+                continue
+            if sub.full_name == card:
+                found.add((*chain, fd.full_name))
+            else:
+                walk(sub, (*chain, fd.full_name), inside | {sub.full_name})
+
+    service = tpb.DESCRIPTOR.services_by_name["TableService"]
+    for root in {m.output_type for m in service.methods} | {errors_pb2.Error.DESCRIPTOR}:
+        walk(root, (), frozenset({root.full_name}))
+    return found
 
 
-_HOLDS_CARD: dict[str, bool] = {}
+HOLE_CARDS = {
+    ("golf.v1.HoleView.grids", "golf.v1.Grid.cards", "golf.v1.GridCard.card"),
+    ("golf.v1.HoleView.discard",),
+    ("golf.v1.HoleView.held",),
+}
+"""Where a card may lie in a table: the grids, the discard pile, the hand; of the hole in play or the last one."""
 
 
-def cards_in(message: Message) -> Counter[str]:
-    """The codes of every card anywhere in ``message``, walking every field whose type may hold one (and map
-    values: ``tests.e2e.tables.cards_in`` fails on a map of scalars, such as ``CardGolfRules.powers``)."""
-    found: list[str] = []
-    _collect_cards(message, found)
-    return Counter(found)
+_PARTS: dict[str, Message] = {}
+_SAME_ALL_MATCH = ("rules", "seats", "scoreSheet", "results", "legalMoves", "lastHole")
+"""Fields of a table whose values recur from payload to payload (the rules never change in a match; the legal
+moves of a phase are mostly the same): each value is parsed once; so are each grid and each card of a pile."""
+_parses = [0]
 
 
-def _collect_cards(message: Message, found: list[str]) -> None:
-    if isinstance(message, cards_pb2.Card):
-        found.append(message.code)
-        return
-    for fd, value in message.ListFields():
-        kind = fd.message_type
-        if kind is None:
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    assert len(set(keys)) == len(keys), f"a key twice in one object: {keys}"
+    return dict(pairs)
+
+
+def _once(kind: type[M], value: Any, name: str) -> M:
+    """``value`` (a fragment of proto3 JSON) parsed strictly as a ``kind``, once for all payloads."""
+    key = name + json.dumps(value, sort_keys=True)
+    found = _PARTS.get(key)
+    if found is None:
+        found = _PARTS[key] = json_format.ParseDict(value, kind())
+    assert isinstance(found, kind)
+    return found
+
+
+def parse_json(text: str, message: Message) -> None:
+    """``json_format.Parse`` (strict: an unknown field or a key given twice fails), with the parts of a table that
+    recur (``_SAME_ALL_MATCH``, grids, cards of the discard pile) parsed once for each value they take: they are
+    most of the work. Every 40th payload is parsed by ``json_format.Parse`` as well, and must come out the same."""
+    data = json.loads(text, object_pairs_hook=_no_duplicates)
+    many = isinstance(data.get("tables"), list)
+    dicts = data["tables"] if many else [data["table"]] if isinstance(data.get("table"), dict) else []
+    taken: list[tuple[dict[str, Any], list[Any], list[Any]]] = []
+    for table in dicts:
+        if not isinstance(table, dict):
+            taken.append(({}, [], []))
             continue
-        if kind.GetOptions().map_entry:
-            kind = kind.fields_by_name["value"].message_type
-            if kind is not None and _may_hold_card(kind):
-                for item in value.values():
-                    _collect_cards(item, found)
-        elif _may_hold_card(kind):
-            for item in value if fd.is_repeated else (value,):
-                _collect_cards(item, found)
+        whole = {k: table.pop(k) for k in _SAME_ALL_MATCH if k in table}
+        hole = table.get("hole")
+        lists = [
+            hole.pop(k) if isinstance(hole, dict) and isinstance(hole.get(k), list) else []
+            for k in ("grids", "discard")
+        ]
+        taken.append((whole, lists[0], lists[1]))
+    json_format.ParseDict(data, message)
+    tables = tables_in(message) if dicts else []  # the tables of the payload, in the order of their dicts
+    for table, (whole, grids, discard) in zip(tables, taken, strict=True):
+        for name, value in whole.items():
+            table.MergeFrom(_once(cg.Table, {name: value}, name))
+        for grid in grids:
+            table.hole.grids.add().CopyFrom(_once(cg.Grid, grid, "grid"))
+        for card in discard:
+            table.hole.discard.add().CopyFrom(_once(cards_pb2.Card, card, "card"))
+    _parses[0] += 1
+    if _parses[0] % 40 == 0:
+        assert message == json_format.Parse(text, type(message)()), f"parse_json differs from Parse: {text[:300]}"
 
 
 def no_unknown_fields(message: Message, where: str) -> None:
@@ -246,6 +295,8 @@ class Sight:
     reasons: Counter[str] = field(default_factory=Counter)
     """How often each reason let this viewer see a face-down card (for the report)."""
     powers: Counter[str] = field(default_factory=Counter)
+    canaries: set[str] = field(default_factory=set)
+    """The ways the scan was shown to catch a leak made on purpose (``canaries``)."""
 
     # -- following the events --------------------------------------------------------------------------------
     def apply(self, event: cg.TableEvent) -> None:
@@ -425,47 +476,47 @@ class Sight:
     def check(self, payload: Payload, deck: Counter[str]) -> None:
         where = Where(payload, self.name)
         message = payload.message
-        if isinstance(message, cg.TableEvent):
-            assert not cards_in(message.move), f"a move names a card in {where}"
-            if message.kind in (cg.TABLE_EVENT_KIND_MOVED, cg.TABLE_EVENT_KIND_TIMED_OUT):
-                assert message.HasField("move") and message.HasField("seat"), where
+        # Cards travel only in a table's holes (test_cards_travel_only_in_the_holes_of_tables): scanning every
+        # card of every hole is scanning every card of the payload.
+        if isinstance(message, errors_pb2.Error):
+            assert not message.HasField("game"), where
+        if isinstance(message, cg.TableEvent) and message.kind in (
+            cg.TABLE_EVENT_KIND_MOVED,
+            cg.TABLE_EVENT_KIND_TIMED_OUT,
+        ):
+            assert message.HasField("move") and message.HasField("seat"), where
         if isinstance(message, tpb.ListTablesResponse):
             for table in message.tables:
                 assert table.status == cg.TABLE_STATUS_SEATING and not table.HasField("hole"), where
                 assert not table.HasField("your_seat") and not table.join_code, where
-            assert not cards_in(message), f"cards in a listing: {where}"
+                assert not table.HasField("last_hole"), where
             return
-        accounted: Counter[str] = Counter()
         for table in tables_in(message):
-            accounted += self._check_table(table, deck, where)
-        extra = cards_in(message) - accounted
-        assert not extra, f"LEAK: cards {dict(extra)} outside any place the viewer may see, in {where}"
+            self._check_table(table, deck, where)
 
     @property
     def name(self) -> str:
         return "the spectator" if self.seat is None else f"seat {self.seat}"
 
-    def _check_table(self, table: cg.Table, deck: Counter[str], where: Where) -> Counter[str]:
+    def _check_table(self, table: cg.Table, deck: Counter[str], where: Where) -> None:
         seated = any(s.player_id == self.player_id for s in table.seats) and self.seat is not None
         assert (table.your_seat if table.HasField("your_seat") else None) == (self.seat if seated else None), where
         assert table.join_code == "" or self.owner, f"the join code shown to another than its host: {where}"
         if table.legal_moves:
             assert seated and self.seat in table.awaiting, f"legal moves shown to a viewer not awaited: {where}"
-        accounted: Counter[str] = Counter()
         if table.HasField("hole"):
-            accounted += self._check_hole(table, deck, where)
+            self._check_hole(table, deck, where)
         else:
             assert table.hole_number == 0, where
         if table.HasField("last_hole"):
             last = table.last_hole
             assert last.phase == cg.HOLE_PHASE_OVER and last.HasField("result"), where
             assert all(c.face_up and c.HasField("card") for g in last.grids for c in g.cards), where
-            shown = cards_in(last)
+            assert not last.HasField("held"), where
+            shown = Counter(c.card.code for g in last.grids for c in g.cards) + Counter(c.code for c in last.discard)
             assert not shown - deck, f"a finished hole shows more than the deck: {dict(shown - deck)} in {where}"
-            accounted += shown
-        return accounted
 
-    def _check_hole(self, table: cg.Table, deck: Counter[str], where: Where) -> Counter[str]:
+    def _check_hole(self, table: cg.Table, deck: Counter[str], where: Where) -> None:
         hole = table.hole
         assert table.hole_number == self.hole_number, f"hole {table.hole_number}, followed {self.hole_number}"
         assert not hole.HasField("result") and hole.phase != cg.HOLE_PHASE_OVER, where
@@ -510,7 +561,6 @@ class Sight:
         holding = 1 if hole.held_from else 0
         total = self.players * self.rules.rows * self.rules.cols + len(hole.discard) + holding + hole.stock_count
         assert total == sum(deck.values()), f"{total} cards in the hole, the deck has {sum(deck.values())}: {where}"
-        return shown
 
 
 def _move_keys(table: dict[Slot, T], mapping: dict[Slot, Slot]) -> None:
@@ -535,6 +585,53 @@ def public_part(table: cg.Table) -> tuple[Any, ...]:
 
 
 # -- streams -----------------------------------------------------------------------------------------------------
+# Opened as tests/e2e/test_table_events.py opens them (that module is not imported: it brings in the whole server).
+class GrpcWatch:
+    """``WatchTable`` over gRPC: ``call`` yields ``WatchTableResponse`` messages."""
+
+    def __init__(self, client: Grpc, table_id: str, after_seq: int | None, join_code: str) -> None:
+        req = tpb.WatchTableRequest(table_id=table_id, join_code=join_code)
+        if after_seq is not None:
+            req.after_seq = after_seq
+        stub = table_service_pb2_grpc.TableServiceStub(client.channel)
+        self.call = stub.WatchTable(req, metadata=client.metadata, timeout=120)
+
+    def close(self) -> None:
+        self.call.cancel()  # type: ignore[no-untyped-call]
+
+
+class SseWatch:
+    """``GET /v1/tables/{tableId}/events``: ``lines`` of Server-Sent Events (none when refused: ``status``)."""
+
+    def __init__(self, client: Rest, table_id: str, after_seq: int | None, join_code: str) -> None:
+        params = {"afterSeq": str(after_seq)} if after_seq is not None else {}
+        if join_code:
+            params["joinCode"] = join_code
+        headers = {"accept": "text/event-stream"}
+        request = client.http.build_request("GET", f"/v1/tables/{table_id}/events", params=params, headers=headers)
+        self.response = client.http.send(request, stream=True)
+        self.status = self.response.status_code
+        self.lines = self.response.iter_lines() if self.status == 200 else iter(())
+        if self.status == 200:
+            assert self.response.headers["content-type"].startswith("text/event-stream")
+
+    def refusal(self, client: Rest) -> Reply:
+        self.response.read()
+        return client.reply(self.response, tpb.WatchTableResponse)
+
+    def close(self) -> None:
+        self.response.close()
+
+
+Watch = GrpcWatch | SseWatch
+
+
+def watch(client: Client, table_id: str, after_seq: int | None, join_code: str) -> Watch:
+    if isinstance(client, Grpc):
+        return GrpcWatch(client, table_id, after_seq, join_code)
+    return SseWatch(client, table_id, after_seq, join_code)
+
+
 class Reader:
     """One watcher's stream of a table, read to its end in a thread of its own; cut off by the server (UNAVAILABLE),
     it connects again with ``afterSeq`` (its last event's seq).
@@ -563,8 +660,7 @@ class Reader:
     def _run(self) -> None:
         try:
             while True:
-                kw = {"join_code": self.join_code} if self.join_code else {}
-                self.stream = watch(self.client, self.table_id, self._after, **kw)
+                self.stream = watch(self.client, self.table_id, self._after, self.join_code)
                 try:
                     outcome = self._drain(self.stream)
                 finally:
@@ -632,7 +728,7 @@ class Reader:
                 return "cut"
             if kind == "table":
                 event = cg.TableEvent()
-                json_format.Parse(data, event)  # strict: an unknown field fails
+                parse_json(data, event)
                 assert fields["id"] == str(event.seq), fields
                 self._add(Payload(f"event {event.seq}", "sse", event, data, event.seq))
             else:
@@ -702,9 +798,20 @@ class LeanGrpc(Grpc):
         return Reply("grpc", message=message)
 
 
+class LeanRest(Rest):
+    """``Rest`` whose replies are parsed by :func:`parse_json` (refusals as ``Rest`` reads them)."""
+
+    def reply(self, resp: httpx.Response, response: type[Message]) -> Reply:
+        if resp.status_code != 200:
+            return super().reply(resp, response)
+        assert resp.headers.get("content-type", "").startswith("application/json"), resp.text[:300]
+        message = response()
+        parse_json(resp.text, message)
+        return Reply("rest", message=message, raw=resp.text)
+
+
 def new_player(server: Server) -> Player:
-    rest = new_client(server, "rest")
-    assert isinstance(rest, Rest)
+    rest = LeanRest(server.http_url)
     return Player(rest, LeanGrpc(server.grpc_target, as_=rest))
 
 
@@ -747,7 +854,7 @@ def plans(kind: str, part: int, count: int) -> list[Plan]:
         people_count = rng.choice((0, 1, 1, 2, 2, 2))
         taken = rng.sample(range(seats), people_count)
         people = {seat: n for n, seat in enumerate(taken)}
-        levels = (cg.BOT_LEVEL_RANDOM, cg.BOT_LEVEL_GREEDY)
+        levels = (cg.BOT_LEVEL_RANDOM, cg.BOT_LEVEL_RANDOM, cg.BOT_LEVEL_GREEDY)
         out.append(
             Plan(
                 index=index,
@@ -791,6 +898,7 @@ class Tally:
     powers: Counter[str] = field(default_factory=Counter)
     moves: int = 0
     versions: int = 0
+    canaries: int = 0
     reconnects: int = 0
     stale_refusals: int = 0
 
@@ -798,6 +906,7 @@ class Tally:
         self.matches += other.matches
         self.moves += other.moves
         self.versions += other.versions
+        self.canaries += other.canaries
         self.reconnects += other.reconnects
         self.stale_refusals += other.stale_refusals
         for mine, theirs in (
@@ -874,7 +983,8 @@ class Match:
     def play(self) -> Tally:
         plan = self.plan
         options = {"preset": plan.preset, "seats": plan.seats, "holes": 1, "private": plan.private}
-        self.call(self.host, "CreateTable", "create", **options, take_seat=False).expect_ok()
+        rules = cg.CardGolfRules(max_rounds=MAX_ROUNDS)  # the preset's rules but this one
+        self.call(self.host, "CreateTable", "create", **options, rules=rules, take_seat=False).expect_ok()
         assert self.current is not None
         table_id = self.table_id
         code = self.code = self.current.join_code
@@ -884,14 +994,16 @@ class Match:
         spectator.wait_started()  # a snapshot is taken before anything else happens: no hole to follow from midway
         for seat, viewer in sorted(self.people.items()):
             if plan.private and not viewer.owner:
-                self.call(viewer, "JoinTableByCode", "join_by_code", code, seat=seat).expect_ok()
+                joined = self.call(viewer, "JoinTableByCode", "join_by_code", code, seat=seat)
             else:
-                self.call(viewer, "JoinTable", "join", table_id, seat=seat, join_code=code).expect_ok()
+                joined = self.call(viewer, "JoinTable", "join", table_id, seat=seat, join_code=code)
+            # The whole log now and then, else from its join on (what came before has no cards).
+            after = 0 if self.rng.random() < 0.3 else int(joined.expect_ok().table.version)
             just_seated = plan.private and not viewer.owner
-            viewer.reader = Reader(viewer.player.on(plan.stream), table_id, 0, just_seated=just_seated)
+            viewer.reader = Reader(viewer.player.on(plan.stream), table_id, after, just_seated=just_seated)
         for seat, level in sorted(plan.bots.items()):
             self.call(self.host, "AddBot", "add_bot", table_id, level, seat=seat).expect_ok()
-        if self.rng.random() < 0.3:
+        if self.rng.random() < 0.15:
             self.call(self.spectator, "ListTables", "list", preset=plan.preset, page_size=5).expect_ok()
         self.call(self.host, "StartTable", "start", table_id).expect_ok()
         self._play_out()
@@ -948,7 +1060,7 @@ class Match:
                 self.hints[mine.version + 1] = mine.hole.held.code
             self._act(me, "Act", chosen, mine.version).expect_ok()
             moves += 1
-            if rng.random() < 0.1:
+            if rng.random() < 0.05:
                 self._get(self.spectator)
         self.tally.moves += moves
         self.tally.versions += self.current.version
@@ -979,7 +1091,7 @@ class Match:
             # A private table does not exist for a stranger, whatever it asks without the code.
             denied = R.ERROR_REASON_NOT_FOUND if self.plan.private else R.ERROR_REASON_PERMISSION_DENIED
             self._act(self.spectator, "Act (spectator)", move("drawStock")).expect_error(denied)
-        elif roll < 0.3 and others:
+        elif roll < 0.24 and others:
             self._get(self.people[rng.choice(others)])
 
     # -- the scan ------------------------------------------------------------------------------------------------
@@ -997,8 +1109,8 @@ class Match:
             seqs = [p.version for p in events]
             first = seqs[0] if seqs else final.version
             assert seqs == list(range(first, final.version + 1)), f"{viewer.name}'s stream: {seqs}"
-            if viewer.reader.after_seq == 0:
-                assert first == 1, f"{viewer.name}'s stream from 0 began at {first}"
+            if viewer.reader.after_seq is not None:
+                assert first == viewer.reader.after_seq + 1, f"{viewer.name}'s stream: {seqs}"
             sight = Sight(viewer.seat, viewer.player.player_id, viewer.owner, self.hints)
             pending = sorted(viewer.payloads, key=lambda p: p.version)
             self.tally.payloads["unary"] += len(pending)
@@ -1011,6 +1123,7 @@ class Match:
                 assert isinstance(event.message, cg.TableEvent)
                 sight.apply(event.message)
                 sight.check(event, deck)
+                self.tally.canaries += canaries(sight, event, deck)
                 while at < len(pending) and pending[at].version == event.version:
                     sight.check(pending[at], deck)
                     at += 1
@@ -1026,6 +1139,48 @@ class Match:
                     part, said = public_part(table), f"{payload.what} to {viewer.name}"
                     seen = publics.setdefault(int(table.version), (part, said))
                     assert seen[0] == part, f"version {table.version}: {said} differs from {seen[1]}"
+
+
+def canaries(sight: Sight, event: Payload, deck: Counter[str]) -> int:
+    """The scan is not blind: copies of ``event`` (just scanned) made to leak, one way at a time, must fail it
+    naming a LEAK: a card put on a face-down position the viewer does not know, a face-down card turned face up,
+    another seat's card drawn from the stock put in its hand (each way once a viewer and match). The number of
+    copies tried."""
+    assert isinstance(event.message, cg.TableEvent)
+    if not event.message.table.HasField("hole") or len(sight.canaries) == 3:
+        return 0
+    tried = 0
+    hole = event.message.table.hole
+    unknown = [
+        (g, p)
+        for g, grid in enumerate(hole.grids)
+        for p, card in enumerate(grid.cards)
+        if not card.face_up and (grid.seat, p) not in sight.known
+    ]
+    stock_held = hole.held_from == STOCK and not hole.HasField("held")
+    for how in ("face-down card shown", "shown face up", "stock card in hand"):
+        if how in sight.canaries:
+            continue
+        leaky = cg.TableEvent()
+        leaky.CopyFrom(event.message)
+        h = leaky.table.hole
+        if how == "stock card in hand":
+            if not stock_held:
+                continue
+            h.held.code = "AS"
+        else:
+            if not unknown:
+                continue
+            g, p = unknown[0]
+            h.grids[g].cards[p].card.code = "AS"
+            h.grids[g].cards[p].face_up = how == "shown face up"
+        counted = Counter(sight.reasons)
+        with pytest.raises(AssertionError, match="LEAK"):
+            sight.check(Payload(f"{event.what} made to leak ({how})", event.transport, leaky, b"", event.version), deck)
+        sight.reasons = counted
+        sight.canaries.add(how)
+        tried += 1
+    return tried
 
 
 # -- the tour ----------------------------------------------------------------------------------------------------
@@ -1077,6 +1232,7 @@ def tour(server: Server, crews: queue.Queue[Crew], part: int) -> Tally:
             total.add(tally)
     print(
         f"\n{kind} part {part}: {total.matches} matches, {total.versions} versions, {total.moves} moves of people,"
+        f" {total.canaries} leaky copies caught,"
         f" payloads {dict(total.payloads)}, refusals {dict(total.refusals)}, powers {dict(total.powers)},"
         f" face-down cards shown by reason {dict(total.reasons)}, reconnects {total.reconnects},"
         f" watches of a private table just joined refused NOT_FOUND {total.stale_refusals},"
@@ -1093,3 +1249,18 @@ def test_random_matches_show_no_viewer_a_card_it_may_not_know(
     assert total.matches == MATCHES["sqlite" if server.database_url.startswith("sqlite") else "postgres"][part]
     assert set(total.presets) == set(PRESETS)
     assert total.payloads["events"] > total.matches * 10 and total.payloads["unary"] > total.matches * 5
+    assert total.canaries > total.matches, "the scan was not shown to catch leaks"
+
+
+def test_cards_travel_only_in_the_holes_of_tables() -> None:
+    """What makes the tour's scan complete: in every payload of TableService a card can only lie in a table's hole
+    in play or last hole (its grids, discard pile, hand), or in a solitaire game of an ``Error`` (never set by a
+    table's refusals: the tour checks it)."""
+    tables = {("golf.v1.Table.hole", *path) for path in HOLE_CARDS} | {
+        ("golf.v1.Table.last_hole", *path) for path in HOLE_CARDS
+    }
+    places = {path[path.index(t) :] for path in card_paths() for t in path if t.startswith("golf.v1.Table.")}
+    assert places == tables
+    for path in card_paths():
+        table_path = any(t.startswith("golf.v1.Table.") for t in path)
+        assert table_path or path[0] == "golf.v1.Error.game", path
