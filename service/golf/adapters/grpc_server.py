@@ -21,7 +21,7 @@ from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request
 from golf.adapters.metrics import Metrics
 from golf.api.error_details import pack, standard_details
 from golf.api.errors import ApiError, Violation, internal_error, invalid, to_api_error
-from golf.api.rpc import ItemStream, Rpc, StreamItem
+from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem
 from golf.api.validation import check_request
 from golf.app.errors import AppError
 from golf.v1 import errors_pb2, player_service_pb2, solitaire_service_pb2, table_service_pb2
@@ -118,6 +118,42 @@ def rich_status(failure: ApiError) -> bytes:
     return raw
 
 
+async def _admit(
+    rpc: Rpc, edge: Edge, request: Any, authorization: str | None, context: grpc.aio.ServicerContext[Any, Any]
+) -> CallContext:
+    """The call's context once the edge lets it in and its request decodes and keeps the contract's field rules
+    (raises the refusal otherwise): the same for unary and streaming calls."""
+    ctx = await edge.admit(rpc, authorization, grpc_peer_address(context.peer()))
+    if type(request) is _Undecodable:
+        raise invalid("", f"the request is not a valid {request.type_name}")
+    check_request(request)
+    return ctx
+
+
+def _failure(err: Exception, rpc: Rpc) -> ApiError:
+    """The refusal an exception out of a call becomes (anything but an ``ApiError`` or ``AppError`` is a bug:
+    logged, and INTERNAL)."""
+    if isinstance(err, ApiError):
+        return err
+    if isinstance(err, AppError):
+        return to_api_error(err)
+    log.exception("unhandled error in %s", rpc.name, exc_info=err)
+    return internal_error()
+
+
+async def _refuse(context: grpc.aio.ServicerContext[Any, Any], failure: ApiError, rid: str) -> None:
+    """End the call with ``failure``: its status, with the rich details and the ``Error`` in the trailers."""
+    failure = _bounded(failure)
+    context.set_trailing_metadata(
+        (
+            (ERROR_TRAILER, failure.body.SerializeToString()),
+            (STATUS_TRAILER, rich_status(failure)),
+            (REQUEST_ID_HEADER, rid),
+        )
+    )
+    await context.abort(failure.code, failure.body.message)
+
+
 def _unary(
     rpc: Rpc, edge: Edge, metrics: Metrics | None
 ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
@@ -128,10 +164,7 @@ def _unary(
         rid, authorization = _metadata(context)
         request_id.set(rid)
         try:
-            ctx = await edge.admit(rpc, authorization, grpc_peer_address(context.peer()))
-            if type(request) is _Undecodable:
-                raise invalid("", f"the request is not a valid {request.type_name}")
-            check_request(request)
+            ctx = await _admit(rpc, edge, request, authorization, context)
             reply = await rpc.handler(request, ctx)
         except asyncio.CancelledError:
             # grpc.aio cancels the handler when the client cancels the call or its deadline passes (the client
@@ -140,29 +173,16 @@ def _unary(
             if observe is not None:
                 observe("CANCELLED", perf_counter() - start)
             raise
-        except ApiError as err:
-            failure = err
-        except AppError as err:
-            failure = to_api_error(err)
-        except Exception:
-            log.exception("unhandled error in %s", rpc.name)
-            failure = internal_error()
+        except Exception as err:
+            failure = _failure(err, rpc)
         else:
             context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
             if observe is not None:
                 observe("OK", perf_counter() - start)
             return reply
-        failure = _bounded(failure)
-        context.set_trailing_metadata(
-            (
-                (ERROR_TRAILER, failure.body.SerializeToString()),
-                (STATUS_TRAILER, rich_status(failure)),
-                (REQUEST_ID_HEADER, rid),
-            )
-        )
         if observe is not None:
             observe(failure.code.name, perf_counter() - start)
-        await context.abort(failure.code, failure.body.message)
+        await _refuse(context, failure, rid)
 
     return call
 
@@ -190,10 +210,7 @@ def _server_stream(
         request_id.set(rid)
         items: ItemStream | None = None
         try:
-            ctx = await edge.admit(rpc, authorization, grpc_peer_address(context.peer()))
-            if type(request) is _Undecodable:
-                raise invalid("", f"the request is not a valid {request.type_name}")
-            check_request(request)
+            ctx = await _admit(rpc, edge, request, authorization, context)
             items = await open_stream(request, ctx)
             setup = perf_counter() - start
             async for item in items:
@@ -202,13 +219,8 @@ def _server_stream(
             if observe is not None:
                 observe("CANCELLED", setup or perf_counter() - start)
             raise
-        except ApiError as err:
-            failure = err
-        except AppError as err:
-            failure = to_api_error(err)
-        except Exception:
-            log.exception("unhandled error in %s", rpc.name)
-            failure = internal_error()
+        except Exception as err:
+            failure = _failure(err, rpc)
         else:
             context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
             if observe is not None:
@@ -217,17 +229,9 @@ def _server_stream(
         finally:
             if items is not None:
                 await items.aclose()
-        failure = _bounded(failure)
-        context.set_trailing_metadata(
-            (
-                (ERROR_TRAILER, failure.body.SerializeToString()),
-                (STATUS_TRAILER, rich_status(failure)),
-                (REQUEST_ID_HEADER, rid),
-            )
-        )
         if observe is not None:
             observe(failure.code.name, setup or perf_counter() - start)
-        await context.abort(failure.code, failure.body.message)
+        await _refuse(context, failure, rid)
 
     return call
 
