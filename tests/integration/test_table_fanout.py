@@ -78,6 +78,37 @@ async def stored_seqs(db: Database, table_id: str) -> list[int]:
         return [e.seq for e in await uow.tables.get_entries(table_id)]
 
 
+async def test_events_handed_over_by_a_commit_are_the_events_read_from_the_log(database: Database) -> None:
+    """The hub of the process that commits takes the appended entries as they are (no read); a hub that only reads
+    the log (another process's) must deliver the very same bytes: same entries, same times, same views."""
+    from golf.adapters.proto_json import to_json
+    from golf.api.table_watch import event_item
+
+    here, there = TableHub(database, catch_up_seconds=60), TableHub(database, catch_up_seconds=60)
+    tables = TableService(database, now, NoLimits())
+    tables.publishers.append(here.publish)
+    tables.publishers.append(lambda appended: there.wake(appended.table_id, appended.after.version))
+    snap = await ann_against_a_bot(tables)
+    watches = [
+        await TableEvents(database, hub, heartbeat_seconds=30).watch(ANN, snap.table_id) for hub in (here, there)
+    ]
+    try:
+        rng = random.Random(7)
+        while snap.view.status is TableStatus.PLAYING:
+            snap = await ann_moves(tables, snap, rng, 1)
+        taken = [await take_events(watch, snap.version) for watch in watches]
+        assert [e.seq for e in taken[0]] == [e.seq for e in taken[1]]
+        assert len(taken[0]) > 5 and taken[0][-1].seq == snap.version
+        assert here.handed_over > 5 and there.handed_over == 0
+        for mine, theirs in zip(*taken, strict=True):
+            assert to_json(event_item(mine).data) == to_json(event_item(theirs).data)
+    finally:
+        for watch in watches:
+            await watch.aclose()
+        await here.close()
+        await there.close()
+
+
 async def test_the_hub_follows_a_match_on_either_database(database: Database) -> None:
     fanout = TableFanout(database, catch_up_seconds=60)
     tables = TableService(database, now, NoLimits())

@@ -2,8 +2,11 @@
 
 protobuf's ``json_format`` walks every field in Python with many checks per field, which costs more than the
 rest of a move for a 52-card game. Here each message type is compiled once into a table; the set fields come
-from the C ``ListFields``; messages without nested messages (cards, mostly) are memoised by their wire bytes.
-A test compares the output with ``json_format`` on whole games.
+from the C ``ListFields``; messages without nested messages (cards, mostly), and the types registered with
+:func:`memoise` (parts of a message that repeat from one response to the next, such as a finished hole's score
+breakdown), are memoised by their wire bytes. A test compares the output with ``json_format`` on whole games.
+
+The dicts returned share memoised parts with each other: treat them as read-only (``to_json`` only encodes them).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ F = FieldDescriptor
 _INT64 = {F.TYPE_INT64, F.TYPE_SINT64, F.TYPE_SFIXED64, F.TYPE_UINT64, F.TYPE_FIXED64}
 _FLOAT = {F.TYPE_FLOAT, F.TYPE_DOUBLE}
 _WKT_STRING = {"google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask"}
-_LEAF_CACHE_LIMIT = 4096
+_MEMO_LIMIT = 4096
+"""Entries per memoised type; a full memo is emptied and fills again with what is in use now."""
+_memoised: set[str] = set()
 
 
 def _float(value: float) -> Any:
@@ -35,12 +40,13 @@ def _float(value: float) -> Any:
 
 
 class _Compiled:
-    __slots__ = ("by_number", "defaults", "leaf", "memo")
+    __slots__ = ("by_number", "defaults", "memo", "memoised")
 
     def __init__(self) -> None:
         self.by_number: dict[int, tuple[str, Convert]] = {}
         self.defaults: dict[str, Any] = {}
-        self.leaf = True
+        self.memoised = True
+        """Outputs are memoised by wire bytes (a leaf message, or a type registered with ``memoise``)."""
         self.memo: dict[bytes, dict[str, Any]] = {}
 
 
@@ -95,7 +101,7 @@ def _compile(desc: Any) -> _Compiled:
     c = _Compiled()
     for field in desc.fields:
         if field.type == F.TYPE_MESSAGE:
-            c.leaf = False
+            c.memoised = desc.full_name in _memoised
             if field.message_type.GetOptions().map_entry:
                 value_field = field.message_type.fields_by_name["value"]
                 conv_value = (
@@ -117,22 +123,34 @@ def _compile(desc: Any) -> _Compiled:
     return c
 
 
+def memoise(full_name: str) -> None:
+    """Memoise the JSON of message type ``full_name`` by its wire bytes: for a part that repeats unchanged in many
+    messages, where serialising it (in C) costs far less than converting it again."""
+    _memoised.add(full_name)
+    compiled = _compiled.get(full_name)
+    if compiled is not None:
+        compiled.memoised = True
+
+
 def to_dict(message: Message) -> dict[str, Any]:
-    """The proto3 JSON object of ``message``, fields without presence written out at their defaults."""
+    """The proto3 JSON object of ``message``, fields without presence written out at their defaults (read-only:
+    it may share memoised parts with other outputs)."""
     desc = message.DESCRIPTOR
     c = _compiled.get(desc.full_name) or _compile(desc)
-    if c.leaf:
-        key = message.SerializeToString()
+    if c.memoised:
+        key = message.SerializeToString(deterministic=True)
         hit = c.memo.get(key)
         if hit is not None:
-            return dict(hit)
+            return hit
     out = dict(c.defaults)
     by_number = c.by_number
     for field, value in message.ListFields():
         name, conv = by_number[field.number]
         out[name] = conv(value)
-    if c.leaf and len(c.memo) < _LEAF_CACHE_LIMIT:
-        c.memo[key] = dict(out)
+    if c.memoised:
+        if len(c.memo) >= _MEMO_LIMIT:
+            c.memo.clear()
+        c.memo[key] = out
     return out
 
 

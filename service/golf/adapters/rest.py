@@ -35,7 +35,7 @@ from golf.adapters.json_input import UNKNOWN_FIELDS_HEADER, clip, parse_body, pa
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
 from golf.adapters.metrics import CONTENT_TYPE_LATEST, Metrics
 from golf.adapters.openapi import components, rpc_openapi
-from golf.adapters.proto_json import to_json
+from golf.adapters.proto_json import memoise, to_json
 from golf.adapters.settings import Settings
 from golf.api.error_details import rest_body
 from golf.api.errors import ApiError, internal_error, invalid, method_not_allowed, to_api_error, too_large
@@ -45,6 +45,10 @@ from golf.app.errors import AppError, NotFound
 from golf.v1 import errors_pb2
 
 log = logging.getLogger("golf.rest")
+# Parts of a table that repeat unchanged from one reply or event to the next: its rules, its seats, the grids
+# (one card changes per move), the score sheet (once per hole) and the finished holes (for the rest of the match).
+for _part in ("CardGolfRules", "TableSeat", "Grid", "GridCard", "ScoreSheet", "HoleResult", "HoleView"):
+    memoise(f"golf.v1.{_part}")
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
 RECONNECT_MS = 1000

@@ -29,7 +29,7 @@ import uuid
 
 from golf.adapters.db.table_store import MAX_LEASE_OWNER
 from golf.app.ports import UnitOfWorkFactory
-from golf.app.table_service import TableService
+from golf.app.table_service import Appended, TableService
 
 log = logging.getLogger("golf.tables.clock")
 
@@ -82,7 +82,7 @@ class TableClock:
         self._task: asyncio.Task[None] | None = None
         self._poked = asyncio.Event()
 
-    def poke(self, table_id: str = "", version: int = 0) -> None:
+    def poke(self, appended: Appended | None = None) -> None:
         """Look for due work now rather than at the next round: a table of this process was just written and may be
         due soon (a paced bot's next move, bot moves left over by a request's bot budget). The signature of a
         ``TableService`` publisher, so it can be one; never blocks."""

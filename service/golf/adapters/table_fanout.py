@@ -40,6 +40,7 @@ from golf.app.errors import NotFound, StorageUnavailable
 from golf.app.ports import UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.table_events import SharedEvent, StreamEnded, TableTimeline, load_timeline
+from golf.app.table_service import Appended
 from golf.app.tables.records import TableRecord, TableRecordError
 from golf.app.tables.state import Table
 
@@ -244,6 +245,8 @@ class TableHub:
         self._closed = False
         self.caught_up = 0
         """Tables the timer found behind the database (a notification lost, or slower than the timer)."""
+        self.handed_over = 0
+        """Appends of this process whose events were made from the entries committed, without reading them."""
 
     # -- the port --------------------------------------------------------------------------------------------
     async def subscribe(self, table_id: str, after_seq: int | None) -> _Subscription:
@@ -270,9 +273,27 @@ class TableHub:
         return self._count
 
     # -- wake-ups ----------------------------------------------------------------------------------------------
-    def publish(self, table_id: str, version: int) -> None:
-        """A commit in this process took ``table_id`` to ``version`` (a ``TableService`` publisher)."""
-        self.wake(table_id, version)
+    def publish(self, appended: Appended) -> None:
+        """A commit in this process appended this (a ``TableService`` publisher). A table followed here at the
+        version the append started from takes the committed entries as they are, without reading them back;
+        otherwise (it is behind: a commit of another process came first) its new entries are read from the log."""
+        channel = self._channels.get(appended.table_id)
+        if channel is None or self._closed:
+            return
+        timeline = channel.timeline
+        if timeline is None or channel.task is not None or channel.lock.locked():
+            self.wake(appended.table_id, appended.after.version)  # a read is under way: it reads these too
+            return
+        if timeline.version != appended.before.version:
+            self.wake(appended.table_id, appended.after.version)
+            return
+        try:
+            events = timeline.committed(appended)
+        except TableRecordError as err:  # pragma: no cover - the service's own append applies to its own table
+            self._failed(channel, err, quiet=True)
+            return
+        self.handed_over += 1
+        self._push(channel, events)
 
     def wake(self, table_id: str, version: int | None = None) -> None:
         """``table_id`` reached ``version`` (None: it may have moved on): read its new entries soon, once."""
@@ -395,13 +416,17 @@ class TableHub:
                 if not quiet:
                     raise
                 return
-            if not events or not channel.subs:
-                return
-            subs = list(channel.subs)
-            for event in events:
-                event.hold(len(subs))
-            for sub in subs:
-                sub.push(events)
+            self._push(channel, events)
+
+    @staticmethod
+    def _push(channel: _Channel, events: list[SharedEvent]) -> None:
+        if not events or not channel.subs:
+            return
+        subs = list(channel.subs)
+        for event in events:
+            event.hold(len(subs))
+        for sub in subs:
+            sub.push(events)
 
     def _failed(self, channel: _Channel, err: Exception, quiet: bool) -> None:
         if isinstance(err, TableRecordError):
@@ -608,10 +633,10 @@ class TableFanout:
             None if is_sqlite(database.url) else PgTableSignals(database.url, self.hub.wake, self.hub.wake_all)
         )
 
-    def publish(self, table_id: str, version: int) -> None:
-        self.hub.publish(table_id, version)
+    def publish(self, appended: Appended) -> None:
+        self.hub.publish(appended)
         if self.signals is not None:
-            self.signals.publish(table_id, version)
+            self.signals.publish(appended.table_id, appended.after.version)
 
     def start(self) -> None:
         self.hub.start()

@@ -18,6 +18,7 @@ from google.protobuf.duration_pb2 import Duration
 from golf.api.convert import card_to_proto as plain_card_to_proto
 from golf.api.convert import timestamp
 from golf.app.errors import InvalidArgument
+from golf.app.memo import IdentityMemo
 from golf.app.table_service import TableSnapshot
 from golf.app.tables.state import MatchEnd, TableStatus
 from golf.app.tables.views import SeatInfo, TableView
@@ -349,19 +350,21 @@ def hole_result_to_proto(result: HoleResult, hole_number: int) -> cg.HoleResult:
     return msg
 
 
+@functools.lru_cache(maxsize=4096)
+def _grid(seat: int, cards: tuple[GCard | None, ...], face_up: tuple[bool, ...]) -> cg.Grid:
+    # Memoised: a move changes one grid at most, so most grids of a table are the ones it sent last time.
+    return cg.Grid(
+        seat=seat,
+        cards=[
+            cg.GridCard(face_up=up, card=card_to_proto(card) if card is not None else None)
+            for card, up in zip(cards, face_up, strict=True)
+        ],
+    )
+
+
 def hole_to_proto(hole: SeatView, hole_number: int) -> cg.HoleView:
     """A hole as the view shows it: a card the viewer may not know is ``None`` in the view, and unset here."""
-    grids = []
-    for seat, (cards, face_up) in enumerate(zip(hole.grids, hole.face_up, strict=True)):
-        grids.append(
-            cg.Grid(
-                seat=seat,
-                cards=[
-                    cg.GridCard(face_up=up, card=card_to_proto(card) if card is not None else None)
-                    for card, up in zip(cards, face_up, strict=True)
-                ],
-            )
-        )
+    grids = [_grid(seat, cards, up) for seat, (cards, up) in enumerate(zip(hole.grids, hole.face_up, strict=True))]
     msg = cg.HoleView(
         phase=_PHASE[hole.phase],
         ready=hole.ready,
@@ -380,6 +383,28 @@ def hole_to_proto(hole: SeatView, hole_number: int) -> cg.HoleView:
         msg.to_move = hole.to_move
     if hole.ender is not None:
         msg.ender = hole.ender
+    return msg
+
+
+_RESULTS: IdentityMemo[HoleResult, dict[int, cg.HoleResult]] = IdentityMemo(lambda _: {})
+_FINISHED_HOLES: IdentityMemo[SeatView, dict[int, cg.HoleView]] = IdentityMemo(lambda _: {})
+"""A finished hole's messages, by hole number: made once, then copied into every table of the rest of the match
+(a finished hole and its views do not change)."""
+
+
+def _result(result: HoleResult, hole_number: int) -> cg.HoleResult:
+    made = _RESULTS(result)
+    msg = made.get(hole_number)
+    if msg is None:
+        msg = made[hole_number] = hole_result_to_proto(result, hole_number)
+    return msg
+
+
+def _finished_hole(hole: SeatView, hole_number: int) -> cg.HoleView:
+    made = _FINISHED_HOLES(hole)
+    msg = made.get(hole_number)
+    if msg is None:
+        msg = made[hole_number] = hole_to_proto(hole, hole_number)
     return msg
 
 
@@ -421,36 +446,41 @@ def _turn_clock(view: TableView) -> cg.TurnClock | None:
     )
 
 
-def table_to_proto(snapshot: TableSnapshot) -> cg.Table:
+def table_to_proto(snapshot: TableSnapshot, into: cg.Table | None = None) -> cg.Table:
     """The table as the snapshot's caller sees it (their seat's view with their legal moves, or a spectator's);
-    the join code only for the table's creator (the snapshot decides)."""
+    the join code only for the table's creator (the snapshot decides). Written into ``into`` when given (a field
+    of the message it goes out in, so the table is not copied once more), else into a new message."""
     view = snapshot.view
     hole_number = view.hole_number or 0
-    msg = cg.Table(
-        id=snapshot.table_id,
-        preset=view.preset,
-        rules=_rules_message(view.rules),
-        holes=view.holes,
-        listed=view.listed,
-        join_code=snapshot.join_code or "",
-        owner_id=snapshot.owner_id,
-        create_time=timestamp(snapshot.created_at),
-        version=view.version,
-        status=_TABLE_STATUS[view.status],
-        match_end=_MATCH_END[view.end] if view.end is not None else cg.MATCH_END_UNSPECIFIED,
-        seats=[_seat_to_proto(info) for info in view.seats],
-        hole_number=hole_number,
-        awaiting=view.awaiting,
-        hole=hole_to_proto(view.hole, hole_number) if view.hole is not None else None,
-        last_hole=hole_to_proto(view.last_hole, len(view.results)) if view.last_hole is not None else None,
-        score_sheet=score_sheet_to_proto(view.sheet),
-        results=[hole_result_to_proto(r, n) for n, r in enumerate(view.results, start=1)],
-        legal_moves=[move_to_proto(m) for m in view.legal_moves],
-        turn_clock=_turn_clock(view),
-        turn_deadline=timestamp(snapshot.turn_deadline) if snapshot.turn_deadline is not None else None,
-        bot_delay=_duration(view.bot_delay_ms / 1000),
-        seat_count=len(view.seats),
-    )
+    msg = cg.Table() if into is None else into
+    msg.id = snapshot.table_id
+    msg.preset = view.preset
+    msg.rules.CopyFrom(_rules_message(view.rules))
+    msg.holes = view.holes
+    msg.listed = view.listed
+    msg.join_code = snapshot.join_code or ""
+    msg.owner_id = snapshot.owner_id
+    msg.create_time.CopyFrom(timestamp(snapshot.created_at))
+    msg.version = view.version
+    msg.status = _TABLE_STATUS[view.status]
+    msg.match_end = _MATCH_END[view.end] if view.end is not None else cg.MATCH_END_UNSPECIFIED
+    msg.seats.extend(_seat_to_proto(info) for info in view.seats)
+    msg.hole_number = hole_number
+    msg.awaiting.extend(view.awaiting)
+    if view.hole is not None:
+        msg.hole.CopyFrom(hole_to_proto(view.hole, hole_number))
+    if view.last_hole is not None:
+        msg.last_hole.CopyFrom(_finished_hole(view.last_hole, len(view.results)))
+    msg.score_sheet.CopyFrom(score_sheet_to_proto(view.sheet))
+    msg.results.extend(_result(r, n) for n, r in enumerate(view.results, start=1))
+    msg.legal_moves.extend(move_to_proto(m) for m in view.legal_moves)
+    clock = _turn_clock(view)
+    if clock is not None:
+        msg.turn_clock.CopyFrom(clock)
+    if snapshot.turn_deadline is not None:
+        msg.turn_deadline.CopyFrom(timestamp(snapshot.turn_deadline))
+    msg.bot_delay.CopyFrom(_duration(view.bot_delay_ms / 1000))
+    msg.seat_count = len(view.seats)
     if snapshot.seat is not None:
         msg.your_seat = snapshot.seat
     return msg

@@ -27,15 +27,15 @@ HEARTBEAT = "heartbeat"
 _KINDS = {kind: cg.TableEventKind.Value(f"TABLE_EVENT_KIND_{kind.name}") for kind in EventKind}
 
 
-def event_to_proto(event: TableEvent) -> cg.TableEvent:
-    """The event as the contract writes it; its table is the viewer's (``table_to_proto`` of its snapshot)."""
-    msg = cg.TableEvent(
-        seq=event.seq,
-        time=timestamp(event.time),
-        kind=_KINDS[event.kind],
-        table=table_to_proto(event.snapshot),
-        bot=bot_level_to_proto(event.bot),
-    )
+def event_to_proto(event: TableEvent, into: cg.TableEvent | None = None) -> cg.TableEvent:
+    """The event as the contract writes it; its table is the viewer's (``table_to_proto`` of its snapshot).
+    Written into ``into`` when given (the field of the response it goes out in), else into a new message."""
+    msg = cg.TableEvent() if into is None else into
+    msg.seq = event.seq
+    msg.time.CopyFrom(timestamp(event.time))
+    msg.kind = _KINDS[event.kind]
+    table_to_proto(event.snapshot, into=msg.table)
+    msg.bot = bot_level_to_proto(event.bot)
     if event.seat is not None:
         msg.seat = event.seat
     if event.move is not None:
@@ -47,7 +47,8 @@ def event_item(event: TableEvent) -> StreamItem:
     """The stream item of ``event``, made once for all the subscribers the event object goes to."""
     item = event.memo.get("item")
     if not isinstance(item, StreamItem):
-        response = pb.WatchTableResponse(event=event_to_proto(event))
+        response = pb.WatchTableResponse()
+        event_to_proto(event, into=response.event)
         item = event.memo["item"] = StreamItem(response, EVENT, response.event, str(event.seq))
     return item
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -31,7 +31,7 @@ from golf.app.errors import AppError, InvalidArgument, NotFound
 from golf.app.identity import Caller
 from golf.app.ports import UnitOfWorkFactory
 from golf.app.quoting import shown
-from golf.app.table_service import TableSnapshot
+from golf.app.table_service import Appended, TableSnapshot
 from golf.app.tables.clocks import turn_deadline
 from golf.app.tables.entries import (
     BotAdded,
@@ -238,20 +238,25 @@ class TableTimeline:
     def version(self) -> int:
         return self.table.version
 
-    def advance(self, entries: Iterable[LoggedEntry]) -> list[SharedEvent]:
-        """Apply the entries after ``version`` (older ones are skipped), in order; the new events. Raises
+    def advance(self, entries: Sequence[LoggedEntry], last: Table | None = None) -> list[SharedEvent]:
+        """Apply the entries after ``version`` (older ones are skipped), in order; the new events. ``last``: the
+        table after the last entry, when the caller has it (it is not computed again). Raises
         ``TableRecordError`` on a gap in the sequence numbers or an entry the table refuses (a log this service
         did not write), having applied what came before it."""
         made: list[SharedEvent] = []
+        final = entries[-1].seq if entries else None
         for logged in entries:
             if logged.seq <= self.table.version:
                 continue
             if logged.seq != self.table.version + 1:
                 raise TableRecordError(f"table {self.record.id}: entry {logged.seq} follows {self.table.version}")
-            try:
-                table = apply_entry(self.table, logged.entry)
-            except Exception as err:
-                raise TableRecordError(f"table {self.record.id}: entry {logged.seq} does not apply: {err}") from err
+            if last is not None and logged.seq == final and last.version == final:
+                table = last
+            else:
+                try:
+                    table = apply_entry(self.table, logged.entry)
+                except Exception as err:
+                    raise TableRecordError(f"table {self.record.id}: entry {logged.seq} does not apply: {err}") from err
             if table.wait_from == logged.seq:
                 self.awaited_since = logged.created_at
             event = SharedEvent(self.record, logged, table, self.awaited_since)
@@ -261,6 +266,16 @@ class TableTimeline:
         if made:
             self._snapshots.clear()
         return made
+
+    def committed(self, appended: Appended) -> list[SharedEvent]:
+        """The events of an append this process committed, at the version it started from (``advance`` of its
+        entries, written at ``appended.at``; the table after the last one is the service's own)."""
+        if appended.before.version != self.version:
+            at = f"an append from {appended.before.version} at {self.version}"
+            raise TableRecordError(f"table {self.record.id}: {at}")
+        first = appended.first_seq
+        logged = [LoggedEntry(first + n, entry, appended.at) for n, entry in enumerate(appended.entries)]
+        return self.advance(logged, last=appended.after)
 
     def since(self, after_seq: int) -> list[SharedEvent] | None:
         """The events after ``after_seq`` up to ``version`` from memory, or None when they are not all there."""

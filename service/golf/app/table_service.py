@@ -149,8 +149,9 @@ class Appended:
 AppendObserver = Callable[[UnitOfWork, Appended], Awaitable[None]]
 """Runs inside a mutation's transaction, after its append and before its commit (a webhook outbox, the table's
 due time): what it writes commits with the entries or not at all; what it raises refuses the mutation."""
-Publisher = Callable[[str, int], None]
-"""Told after a commit that table ``id`` reached version ``n`` (live events; must not block or raise)."""
+Publisher = Callable[[Appended], None]
+"""Told after a commit what it appended (live events, the table clock, the webhook sender; must not block or
+raise)."""
 
 Also = Callable[[UnitOfWork, TableRecord], Awaitable[None]]
 """More to write in a mutation's transaction after its append (quick play remembers its key)."""
@@ -185,7 +186,7 @@ class TableService:
     observers: list[AppendObserver] = field(default_factory=list)
     """Called inside every mutation's transaction with what it appended (see ``AppendObserver``)."""
     publishers: list[Publisher] = field(default_factory=list)
-    """Told after every commit which version a table reached."""
+    """Told after every commit what it appended (a table created without a seat taken appends nothing)."""
     # The tables this process last read or wrote. A mutation goes ahead on a cached table without reading it: if
     # another writer (or replica) moved the table on, the store refuses the append at the stale version and the
     # command runs again on a fresh read. Refusals are only ever decided on a fresh read.
@@ -239,11 +240,12 @@ class TableService:
             table = new_table(options, record.seed)
             applied = commands.join(table, caller.player_id, 0, options.join_code) if take_seat else None
             times: ClockTimes | None = None
+            appended: Appended | None = None
             try:
                 async with self.uow() as uow:
                     await uow.tables.add_table(record)
                     if applied is not None:
-                        _, times = await self._append(
+                        appended, times = await self._append(
                             uow, record, table, applied.table, applied.entries, now, idempotency_key
                         )
                     await uow.commit()
@@ -256,7 +258,8 @@ class TableService:
             final = applied.table if applied is not None else table
             record = replace(record, version=final.version, status=final.status)
             self._remember(record, final, times)
-            self._publish(record.id, final.version)
+            if appended is not None:
+                self._publish(appended)
             return self._snapshot(caller, record, final)
         raise Conflict("no free join code was found; retry")
 
@@ -545,7 +548,7 @@ class TableService:
             async with self.uow() as uow:
                 await uow.tables.add_table(record)
                 await uow.tables.add_quick_play(player, key, table_id, now)
-                record, times = await self._append(uow, record, table, after, entries, now, key)
+                appended, times = await self._append(uow, record, table, after, entries, now, key)
                 await uow.commit()
         except AlreadyStored:
             # A concurrent retry with this key opened the table (or took the key) first.
@@ -553,8 +556,9 @@ class TableService:
             if answered is None:  # pragma: no cover - the key or the table is stored with its row
                 raise
             return answered
+        record = appended.record
         self._remember(record, after, times)
-        self._publish(table_id, after.version)
+        self._publish(appended)
         return self._snapshot(caller, record, after)
 
     # -- work due by time -------------------------------------------------------------------------------------
@@ -581,13 +585,13 @@ class TableService:
                         await uow.tables.release_due(table_id, table.version, due)
                         await uow.commit()
                         return False
-                    record, after_times = await self._append(uow, record, table, work.table, work.entries, when, None)
+                    appended, after_times = await self._append(uow, record, table, work.table, work.entries, when, None)
                     await uow.commit()
             except TableChanged:
                 self._tables.pop(table_id, None)  # a player (or another process) got there first: read again
                 continue
-            self._remember(record, work.table, after_times)
-            self._publish(table_id, work.table.version)
+            self._remember(appended.record, work.table, after_times)
+            self._publish(appended)
             return True
         raise Conflict(f"table {shown(table_id)} changed too often while its due work was tried; retry")
 
@@ -691,12 +695,13 @@ class TableService:
         final = bots.table
         now = self.clock()
         entries = (*applied.entries, *bots.entries)
-        record, times = await self._append(uow, record, table, final, entries, now, key)
+        appended, times = await self._append(uow, record, table, final, entries, now, key)
+        record = appended.record
         if also is not None:
             await also(uow, record)
         await uow.commit()
         self._remember(record, final, times)
-        self._publish(table_id, final.version)
+        self._publish(appended)
         return self._snapshot(caller, record, final)
 
     def _attach_current(self, refused: AppError, caller: Caller, record: TableRecord, table: Table) -> None:
@@ -718,10 +723,11 @@ class TableService:
         entries: tuple[Entry, ...],
         now: datetime,
         key: str | None,
-    ) -> tuple[TableRecord, ClockTimes | None]:
+    ) -> tuple[Appended, ClockTimes | None]:
         """Append ``entries`` (they took ``before`` to ``after``) at ``now`` under ``key``, with the table's next due
-        time, and tell the observers; the caller commits. The one place a table's due time is decided. Returns the
-        record after the append and the clock times after it (for the cache, once committed)."""
+        time, and tell the observers; the caller commits. The one place a table's due time is decided. Returns
+        what was appended (with the record after it) and the clock times after it (for the cache and the
+        publishers, once committed)."""
         times = await self._times_after(uow, record, before, after, now)
         if times is not None:
             due = due_at(after, times.awaited_since, times.last_at)
@@ -730,8 +736,9 @@ class TableService:
         version = await uow.tables.append(record.id, before.version, entries, after.status, now, key, due_at=due)
         assert version == after.version
         record = replace(record, version=after.version, status=after.status)
-        await self._observe(uow, Appended(record, before, after, entries, now))
-        return record, times
+        appended = Appended(record, before, after, entries, now)
+        await self._observe(uow, appended)
+        return appended, times
 
     async def _times_of(self, uow: UnitOfWork, record: TableRecord, table: Table) -> ClockTimes | None:
         """The clock times of ``table`` (``None`` for a table without a clock): cached, else read from its log."""
@@ -763,9 +770,9 @@ class TableService:
         for observer in self.observers:
             await observer(uow, appended)
 
-    def _publish(self, table_id: str, version: int) -> None:
+    def _publish(self, appended: Appended) -> None:
         for publish in self.publishers:
-            publish(table_id, version)
+            publish(appended)
 
     async def _stored(
         self, uow: UnitOfWork, caller: Caller, table_id: str, key: str, intent: Intent

@@ -348,7 +348,7 @@ class WebhookOutbox:
             await uow.webhooks.add_deliveries(deliveries)
             self._wrote = True  # a rolled-back mutation only costs the sender one needless look
 
-    def published(self, table_id: str, version: int) -> None:
+    def published(self, appended: Appended) -> None:
         """A ``Publisher``: after a commit, wake the sender if deliveries were written since the last wake."""
         if self._wrote:
             self._wrote = False

@@ -72,3 +72,38 @@ def test_other_messages() -> None:
 def test_bytes_are_compact_json() -> None:
     body = to_json(solitaire_pb2.Move(draw_stock=solitaire_pb2.DrawStock()))
     assert body == b'{"drawStock":{}}'
+
+
+def test_card_golf_events_with_memoised_parts() -> None:
+    """A match's events, whose finished holes are memoised (by wire bytes here, by identity in the converter):
+    every event equals json_format's output, the first time and again."""
+    from golf.adapters.proto_json import memoise
+    from golf.api.table_watch import event_item
+    from golf.app.identity import Caller
+    from golf.app.table_events import SharedEvent
+    from golf.app.tables.bots import play_bots
+    from golf.app.tables.entries import BotAdded, TableStarted
+    from golf.app.tables.options import TableOptions
+    from golf.app.tables.records import LoggedEntry, TableRecord
+    from golf.app.tables.state import TableStatus, apply_entry, new_table
+
+    memoise("golf.v1.HoleResult")
+    memoise("golf.v1.HoleView")
+    options = TableOptions.build(preset="four-card", seats=3, holes=3)
+    table = new_table(options, "memo-seed")
+    for seat in range(3):
+        table = apply_entry(table, BotAdded(seat, "greedy"))
+    table = apply_entry(table, TableStarted())
+    record = TableRecord("t", options, "memo-seed", "owner", T0)
+    viewers = [Caller("watcher"), Caller("other")]
+    finished_holes_seen = 0
+    while table.status is not TableStatus.OVER:
+        applied = play_bots(table, max_moves=1)
+        table = applied.table
+        shared = SharedEvent(record, LoggedEntry(table.version, applied.entries[0], T0), table, T0)
+        for caller in viewers:
+            message = event_item(shared.for_viewer(caller)).data
+            assert to_dict(message) == reference(message)
+            assert to_dict(message) == reference(message)
+        finished_holes_seen = max(finished_holes_seen, len(table.results))
+    assert finished_holes_seen == 3

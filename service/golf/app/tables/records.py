@@ -38,6 +38,7 @@ before turn clocks excepted: they come back with the five clock keys).
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -148,9 +149,11 @@ _TIMING_DEFAULTS: dict[str, Any] = {
 """The option keys that came with turn clocks, and what a record written before them means."""
 
 
+@functools.lru_cache(maxsize=1024)
 def decode_options(text: str) -> TableOptions:
     """The options stored as ``text`` by :func:`encode_options` (any readable version), validated; raises
-    :class:`TableRecordError` for anything else."""
+    :class:`TableRecordError` for anything else. Memoised: every load of a table reads the same text, and the
+    options are immutable."""
     data = _object(text, "table options")
     if not set(_TIMING_DEFAULTS) & set(data):
         data = {**data, **_TIMING_DEFAULTS}  # written before turn clocks: all five keys absent, all defaults

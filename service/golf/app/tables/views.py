@@ -7,11 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from golf.app.errors import InvalidArgument
+from golf.app.memo import IdentityMemo
 from golf.app.tables.state import AWAY_SEAT_BOT, MatchEnd, Seat, Table, TableStatus
 from golf.engine.cardgolf.match import ScoreSheet
 from golf.engine.cardgolf.moves import Move
 from golf.engine.cardgolf.outcome import HoleResult
 from golf.engine.cardgolf.rules import GolfRules
+from golf.engine.cardgolf.state import HoleState
 from golf.engine.cardgolf.view import SeatView, view
 
 
@@ -72,7 +74,7 @@ def view_for(table: Table, viewer: int | None) -> TableView:
     if viewer is not None and not 0 <= viewer < len(table.seats):
         raise InvalidArgument("seat", f"the table has seats 0 to {len(table.seats) - 1}")
     hole = view(table.hole, viewer) if table.hole is not None else None
-    last = view(table.last_hole, viewer) if table.last_hole is not None else None
+    last = _last_hole_view(table.last_hole, viewer) if table.last_hole is not None else None
     legal: tuple[Move, ...] = ()
     if hole is not None and viewer is not None and table.seats[viewer].human:
         legal = hole.legal_moves
@@ -99,6 +101,19 @@ def view_for(table: Table, viewer: int | None) -> TableView:
         missed_action=options.missed_action,
         bot_delay_ms=options.bot_delay_ms,
     )
+
+
+_LAST_HOLE_VIEWS: IdentityMemo[HoleState, dict[int | None, SeatView]] = IdentityMemo(lambda _: {})
+"""The views made of each finished hole (shown until the next one ends), by viewer: one view per viewer per hole,
+not one per event."""
+
+
+def _last_hole_view(hole: HoleState, viewer: int | None) -> SeatView:
+    views = _LAST_HOLE_VIEWS(hole)
+    found = views.get(viewer)
+    if found is None:
+        found = views[viewer] = view(hole, viewer)
+    return found
 
 
 def _seat_info(index: int, seat: Seat) -> SeatInfo:

@@ -3,6 +3,7 @@ and values (a card it does not know gets a never-matching key and that expected 
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
@@ -20,12 +21,22 @@ def policy_for(rules: GolfRules) -> Policy:
     return Policy(rules)
 
 
+@functools.lru_cache(maxsize=64)
+def _sorted_deck(decks: int, jokers: int) -> tuple[GCard, ...]:
+    return tuple(sorted(build_deck(decks, jokers)))
+
+
 def unseen_cards(view: SeatView) -> list[GCard]:
-    """The cards the viewer has not seen: the decks less every card its view shows."""
+    """The cards the viewer has not seen, in order: the decks less every card its view shows."""
     rules = view.rules
-    pool = Counter(build_deck(rules.decks_for(view.players), rules.jokers))
-    pool.subtract(view.visible_cards())
-    return sorted(pool.elements())
+    seen = Counter(view.visible_cards())
+    out: list[GCard] = []
+    for card in _sorted_deck(rules.decks_for(view.players), rules.jokers):
+        if seen[card] > 0:
+            seen[card] -= 1
+        else:
+            out.append(card)
+    return out
 
 
 @dataclass(slots=True)
