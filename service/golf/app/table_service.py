@@ -570,16 +570,19 @@ class TableService:
         player) appended first, the table is read again and what is still due is done, so due work is stored
         exactly once. With nothing due, the table's due time is written again and any lease on it ends. Returns
         whether anything was stored."""
-        for _ in range(RACE_ATTEMPTS):
+        for attempt in range(RACE_ATTEMPTS):
             when = self.clock() if now is None else now
             try:
                 async with self.uow() as uow:
-                    record, table = await self._load(uow, table_id)
-                    times = await self._times_of(uow, record, table)
-                    if times is None:  # no clock: only bot moves left over by a request's bot budget
-                        work = immediate_bots(table) if table.status is TableStatus.PLAYING else Applied(table, ())
-                    else:
-                        work = due_work(table, times.awaited_since, times.last_at, when)
+                    # Work found on the table as this process last wrote it is appended at that version (the store
+                    # refuses it if the table moved on meanwhile: then it is read again); "nothing due" is only
+                    # ever decided on a fresh read.
+                    cached = self._tables.get(table_id) if attempt == 0 else None
+                    record, table = cached if cached is not None else await self._load(uow, table_id)
+                    work, times = await self._due(uow, record, table, when)
+                    if not work.entries and cached is not None:
+                        record, table = await self._load(uow, table_id)
+                        work, times = await self._due(uow, record, table, when)
                     if not work.entries:
                         due = None if times is None else due_at(table, times.awaited_since, times.last_at)
                         await uow.tables.release_due(table_id, table.version, due)
@@ -594,6 +597,17 @@ class TableService:
             self._publish(appended)
             return True
         raise Conflict(f"table {shown(table_id)} changed too often while its due work was tried; retry")
+
+    async def _due(
+        self, uow: UnitOfWork, record: TableRecord, table: Table, when: datetime
+    ) -> tuple[Applied, ClockTimes | None]:
+        """The work due at ``table`` by ``when``, and the table's clock times (``None``: it has no clock)."""
+        times = await self._times_of(uow, record, table)
+        if times is None:  # no clock: only bot moves left over by a request's bot budget
+            work = immediate_bots(table) if table.status is TableStatus.PLAYING else Applied(table, ())
+        else:
+            work = due_work(table, times.awaited_since, times.last_at, when)
+        return work, times
 
     # -- who may --------------------------------------------------------------------------------------------
     @staticmethod
