@@ -50,6 +50,7 @@ def check_views(state: HoleState, seat: int, move: Move) -> None:
         v = view(state, viewer)
         for owner, grid in enumerate(v.grids):
             for p, card in enumerate(grid):
+                assert (card is not None) == state.knows(viewer, owner, p)  # all it may know, and nothing more
                 if card is not None:
                     assert card == state.grids[owner][p]
                     assert state.face_up[owner][p] or (viewer is not None and (owner, p) in state.known[viewer])

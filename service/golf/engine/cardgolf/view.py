@@ -61,10 +61,17 @@ def view(state: HoleState, seat: int | None) -> SeatView:
     """What ``seat`` (``None`` for a spectator) may see of ``state``."""
     if seat is not None and not 0 <= seat < state.players:
         raise ValueError(f"seat {seat} does not exist")
-    grids = tuple(
-        tuple(card if state.knows(seat, owner, p) else None for p, card in enumerate(grid))
-        for owner, grid in enumerate(state.grids)
-    )
+    if state.phase is Phase.OVER:
+        grids: tuple[tuple[GCard | None, ...], ...] = state.grids  # every card is shown once the hole is over
+    else:  # ``state.knows`` for every position, in one pass: face up, or known to the viewer's seat
+        known = state.known[seat] if seat is not None else frozenset()
+        grids = tuple(
+            tuple(
+                card if up or (owner, p) in known else None
+                for p, (card, up) in enumerate(zip(grid, face_up, strict=True))
+            )
+            for owner, (grid, face_up) in enumerate(zip(state.grids, state.face_up, strict=True))
+        )
     held = None
     if state.held is not None and (state.held_from is Source.DISCARD or seat == state.turn):
         held = state.held
