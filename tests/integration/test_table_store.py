@@ -188,6 +188,28 @@ async def test_an_idempotency_key_is_stored_once_and_finds_its_command(database:
         engine.dispose()
 
 
+async def test_a_command_of_hundreds_of_entries_is_stored_whole_or_not_at_all(database: Database) -> None:
+    """More entries than one statement takes (the first ones go with the row's update on PostgreSQL): all are
+    stored, in order; at a stale version, or with a key already in the log, none is."""
+    rec = record(TableOptions.build("six-card", seats=2, holes=1))
+    await create(database, rec)
+    many = [SeatJoined(n % 2, f"p{n}") for n in range(250)]
+    async with database() as uow:
+        assert await uow.tables.append(rec.id, 0, many, TableStatus.SEATING, T0, "big") == 250
+        await uow.commit()
+    for version, key in ((0, None), (250, "big"), (100, None)):
+        async with database() as uow:
+            with pytest.raises(TableChanged) as lost:
+                await uow.tables.append(rec.id, version, many, TableStatus.SEATING, at(1), key)
+        assert lost.value.key_taken is (key == "big")
+    async with database() as uow:
+        stored = await uow.tables.get_entries(rec.id)
+        row = await uow.tables.get_table(rec.id)
+    assert [e.entry for e in stored] == many and [e.seq for e in stored] == list(range(1, 251))
+    assert [e.batch for e in stored[:2]] == [250, 0] and stored[0].idempotency_key == "big"
+    assert row is not None and row.version == 250 and all(e.created_at == T0 for e in stored)
+
+
 async def test_appending_to_no_table_is_not_found(database: Database) -> None:
     async with database() as uow:
         assert await uow.tables.load_table("no-such-table") is None
