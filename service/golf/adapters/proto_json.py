@@ -6,7 +6,8 @@ from the C ``ListFields``; messages without nested messages (cards, mostly), and
 :func:`memoise` (parts of a message that repeat from one response to the next, such as a finished hole's score
 breakdown), are memoised by their wire bytes. A test compares the output with ``json_format`` on whole games.
 
-The dicts returned share memoised parts with each other: treat them as read-only (``to_json`` only encodes them).
+A memoised part seen again is kept as its encoded JSON (an ``orjson.Fragment``, copied into the output as it is),
+so a part that repeats costs neither a conversion nor an encoding again.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class _Compiled:
         self.defaults: dict[str, Any] = {}
         self.memoised = True
         """Outputs are memoised by wire bytes (a leaf message, or a type registered with ``memoise``)."""
-        self.memo: dict[bytes, dict[str, Any]] = {}
+        self.memo: dict[bytes, dict[str, Any] | orjson.Fragment] = {}
+        """By wire bytes: the object made the first time, its encoded JSON from the second time on."""
 
 
 _compiled: dict[str, _Compiled] = {}
@@ -72,7 +74,7 @@ def _message_converter(field: Any) -> Convert:
         return lambda v: v.ToJsonString()
     if name.startswith("google.protobuf."):
         return lambda v: json_format.MessageToDict(v, always_print_fields_with_no_presence=True)
-    return to_dict
+    return _encodable
 
 
 def _default(field: Any) -> Any:
@@ -132,15 +134,17 @@ def memoise(full_name: str) -> None:
         compiled.memoised = True
 
 
-def to_dict(message: Message) -> dict[str, Any]:
-    """The proto3 JSON object of ``message``, fields without presence written out at their defaults (read-only:
-    it may share memoised parts with other outputs)."""
+def _encodable(message: Message) -> dict[str, Any] | orjson.Fragment:
+    """The proto3 JSON object of ``message``, fields without presence written out at their defaults, for
+    ``orjson.dumps``: memoised parts are ``orjson.Fragment`` (JSON text)."""
     desc = message.DESCRIPTOR
     c = _compiled.get(desc.full_name) or _compile(desc)
     if c.memoised:
         key = message.SerializeToString(deterministic=True)
         hit = c.memo.get(key)
         if hit is not None:
+            if not isinstance(hit, orjson.Fragment):  # seen a second time: worth encoding once for good
+                hit = c.memo[key] = orjson.Fragment(orjson.dumps(hit))
             return hit
     out = dict(c.defaults)
     by_number = c.by_number
@@ -156,4 +160,4 @@ def to_dict(message: Message) -> dict[str, Any]:
 
 def to_json(message: Message) -> bytes:
     """Compact proto3 JSON bytes of ``message``."""
-    return orjson.dumps(to_dict(message))
+    return orjson.dumps(_encodable(message))
