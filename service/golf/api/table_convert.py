@@ -417,8 +417,13 @@ def score_sheet_to_proto(sheet: ScoreSheet) -> cg.ScoreSheet:
     )
 
 
+_SHEETS: IdentityMemo[ScoreSheet, cg.ScoreSheet] = IdentityMemo(score_sheet_to_proto)
+"""A match's score sheet changes once a hole: its message is made once for every event of the hole (and copied)."""
+
+
 # -- tables ------------------------------------------------------------------------------------------------------
-def _seat_to_proto(info: SeatInfo) -> cg.TableSeat:
+@functools.lru_cache(maxsize=4096)
+def _seat_to_proto(info: SeatInfo) -> cg.TableSeat:  # memoised (seats seldom change); copied into each table
     # ``bot`` is set for every seat a bot plays: a bot's, a resigned player's and an away player's.
     return cg.TableSeat(
         seat=info.seat,
@@ -471,7 +476,7 @@ def table_to_proto(snapshot: TableSnapshot, into: cg.Table | None = None) -> cg.
         msg.hole.CopyFrom(hole_to_proto(view.hole, hole_number))
     if view.last_hole is not None:
         msg.last_hole.CopyFrom(_finished_hole(view.last_hole, len(view.results)))
-    msg.score_sheet.CopyFrom(score_sheet_to_proto(view.sheet))
+    msg.score_sheet.CopyFrom(_SHEETS(view.sheet))
     msg.results.extend(_result(r, n) for n, r in enumerate(view.results, start=1))
     msg.legal_moves.extend(move_to_proto(m) for m in view.legal_moves)
     clock = _turn_clock(view)

@@ -313,3 +313,25 @@ async def test_a_held_stock_card_and_face_down_cards_are_never_set_for_those_who
         for grid in msg.hole.grids:
             for shown in grid.cards:
                 assert shown.HasField("card") == shown.face_up  # six-card turns up: nothing is peeked
+
+
+def test_timestamps_are_the_ones_protobuf_makes() -> None:
+    """``timestamp`` (integer arithmetic) gives what ``Timestamp.FromDatetime`` gives: aware in any zone, naive as
+    UTC, to the microsecond, before the epoch too."""
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    from golf.api.convert import timestamp
+
+    moments = [
+        datetime(2026, 12, 1, 2, 3, 4, 567891, tzinfo=UTC),
+        datetime(2026, 12, 1, 2, 3, 4, tzinfo=timezone(timedelta(hours=-7, minutes=-30))),
+        datetime(1969, 12, 31, 23, 59, 59, 500000, tzinfo=UTC),
+        datetime(2026, 6, 30, 23, 59, 59, 999999),
+        datetime(1970, 1, 1, tzinfo=UTC),
+    ]
+    for when in moments:
+        expected = Timestamp()
+        expected.FromDatetime(when)
+        assert timestamp(when) == expected, when
