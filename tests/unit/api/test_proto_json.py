@@ -113,3 +113,16 @@ def test_card_golf_events_with_memoised_parts() -> None:
             assert to_dict(message) == reference(message)
         finished_holes_seen = max(finished_holes_seen, len(table.results))
     assert finished_holes_seen == 3
+
+
+def test_timestamps_are_written_as_protobuf_writes_them() -> None:
+    """Whole seconds, milli-, micro- and nanoseconds, before the epoch and up to the last second protobuf allows."""
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    from golf.v1 import card_golf_pb2
+
+    cases = [(0, 0), (1_764_547_200, 0), (1_764_547_200, 5_000_000), (1_764_547_200, 123_456_000)]
+    cases += [(-1_764_547_201, 5), (-1, 999_999_999), (253_402_300_799, 999_999_999), (1_764_547_200, 7)]
+    for seconds, nanos in cases:
+        event = card_golf_pb2.TableEvent(time=Timestamp(seconds=seconds, nanos=nanos))
+        assert to_dict(event) == reference(event), (seconds, nanos)
