@@ -8,7 +8,6 @@ import gc
 
 from golf.adapters.settings import Settings
 
-
 GC_YOUNG_THRESHOLD = 20_000
 """Allocations between collections of the cyclic collector's youngest generation (Python's default: 700)."""
 
