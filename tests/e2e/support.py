@@ -84,6 +84,10 @@ UNLIMITED = {f"GOLF_RATE_LIMIT_{name}": "" for name in ("PLAYER", "ADDRESS", "SO
 
 
 # -- server processes --------------------------------------------------------------------------------------------
+PORT_ATTEMPTS = 3
+"""Starts of a server tried on new ports when a chosen one was taken before the server bound it."""
+
+
 def free_ports(n: int) -> list[int]:
     """``n`` distinct free TCP ports on 127.0.0.1 (all held open while choosing so they differ)."""
     socks = []
@@ -130,7 +134,20 @@ class Server:
         return self.log_dir / f"server-{self.starts}.log"
 
     def start(self) -> Server:
-        """Start on new free ports and wait until gRPC health says SERVING and REST answers."""
+        """Start on new free ports and wait until gRPC health says SERVING and REST answers. A port taken between
+        choosing it and binding it (another test process got it first) is met by starting again on new ports."""
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            try:
+                return self._start()
+            except AssertionError as failed:
+                if self.proc is None or "address already in use" not in self.log_text() or attempt == PORT_ATTEMPTS:
+                    raise
+                self.proc = None
+                self._log.close()
+                print(f"golf serve: a chosen port was taken meanwhile; starting again ({failed.args[0][:60]!r})")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _start(self) -> Server:
         assert self.proc is None, "already running"
         self.starts += 1
         self.http_port, self.grpc_port = free_ports(2)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
 
 from golf.v1 import solitaire_pb2
 from tests.e2e.support import Grpc, Reply, Rest, Server, choose_move, move_request, pb
@@ -136,3 +139,33 @@ def test_sigterm_lets_requests_in_flight_finish(own_server: Server) -> None:
         check_grpc.close()
     report = [f"{'rest' if i < n else 'grpc'} #{i}: {outcomes[i]!r}"[:300] for i in failed]
     assert not failed, f"{len(failed)} of {len(outcomes)} requests sent before SIGTERM failed:\n" + "\n".join(report)
+
+
+def test_a_port_taken_before_the_server_binds_it_is_met_by_new_ports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The harness chooses free ports, then the server binds them: another process may take one in between (it
+    did, in a CI run). The server then exits at start; the harness starts it again on new ports."""
+    import socket
+
+    import httpx
+
+    from tests.e2e import support
+
+    taken = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    real = support.free_ports
+    chosen = iter([[taken.getsockname()[1], real(1)[0]]])
+    monkeypatch.setattr(support, "free_ports", lambda n: next(chosen, None) or real(n))
+    url = f"sqlite:///{tmp_path / 'golf.db'}"
+    support.migrate(url)
+    server = support.Server(url, tmp_path)
+    try:
+        server.start()
+        assert server.starts == 2 and server.http_port != taken.getsockname()[1]
+        assert "address already in use" in (tmp_path / "server-1.log").read_text()
+        assert httpx.get(f"{server.http_url}/openapi.json", timeout=5).status_code == 200
+    finally:
+        taken.close()
+        server.terminate()
