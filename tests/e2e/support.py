@@ -23,6 +23,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from golf.api.contract import http_route
 from golf.v1 import (
     errors_pb2,
     player_service_pb2,
@@ -568,6 +569,33 @@ class Grpc:
 
 
 Client = Rest | Grpc
+
+
+class ServiceCalls:
+    """The unary RPCs of one ``golf.v1`` service for ``client``'s player, over ``client``'s transport: gRPC through
+    the service's stub, REST at the route of each method's ``google.api.http`` option (path variables from the
+    request, the rest in the query of a GET or DELETE, else in the body)."""
+
+    def __init__(self, client: Client, service: Any, module: Any, stub: Any) -> None:
+        self.client = client
+        self.player_id = client.player_id
+        self._service = service
+        self._module = module
+        self._stub = stub(client.channel) if isinstance(client, Grpc) else None
+
+    def call(self, method: str, req: Message) -> Reply:
+        if isinstance(self.client, Grpc):
+            return self.client.call(method, req, self._stub)
+        described = self._service.methods_by_name[method]
+        route = http_route(described)
+        data = json_format.MessageToDict(req)
+        path = route.path
+        for name in route.path_fields:
+            path = path.replace("{" + name + "}", str(data.pop(name, "")))
+        response = getattr(self._module, described.output_type.name)
+        if route.method in ("GET", "DELETE"):
+            return self.client.request(route.method, path, response, params=data)
+        return self.client.post(path, data, response)
 
 
 def new_key() -> str:

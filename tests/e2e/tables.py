@@ -10,41 +10,20 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from golf.api.contract import http_route
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import table_service_pb2 as tpb
 from golf.v1 import table_service_pb2_grpc
-from tests.e2e.support import Client, Grpc, Reply, new_key
+from tests.e2e.support import Client, Reply, ServiceCalls, new_key
 
 SERVICE = tpb.DESCRIPTOR.services_by_name["TableService"]
-_RESPONSES: dict[str, type[Message]] = {
-    m.name: getattr(tpb, m.output_type.name) for m in SERVICE.methods if not m.server_streaming
-}
 
 
-class Tables:
-    """The unary RPCs of TableService for ``client``'s player, over ``client``'s transport. REST calls go to the
-    route the contract's ``google.api.http`` option gives (path variables from the request, the rest in the body
-    of a POST or the query of a GET)."""
+class Tables(ServiceCalls):
+    """The unary RPCs of TableService for ``client``'s player, over ``client``'s transport."""
 
     def __init__(self, client: Client) -> None:
-        self.client = client
+        super().__init__(client, SERVICE, tpb, table_service_pb2_grpc.TableServiceStub)
         self.transport = client.name
-        self.player_id = client.player_id
-        self._stub = table_service_pb2_grpc.TableServiceStub(client.channel) if isinstance(client, Grpc) else None
-
-    def call(self, method: str, req: Message) -> Reply:
-        if isinstance(self.client, Grpc):
-            return self.client.call(method, req, self._stub)
-        route = http_route(SERVICE.methods_by_name[method])
-        data = json_format.MessageToDict(req)
-        path = route.path
-        for name in route.path_fields:
-            path = path.replace("{" + name + "}", str(data.pop(name, "")))
-        response = _RESPONSES[method]
-        if route.method == "GET":
-            return self.client.request("GET", path, response, params=data)
-        return self.client.post(path, data, response)
 
     # one method per RPC, taking the request message
     def create(self, **fields: Any) -> Reply:

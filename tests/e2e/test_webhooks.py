@@ -24,15 +24,12 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from google.protobuf import json_format
-from google.protobuf.message import Message
 
-from golf.api.contract import http_route
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import webhook_service_pb2 as wpb
 from golf.v1 import webhook_service_pb2_grpc
 from tests.e2e.identity import new_client
-from tests.e2e.support import Client, Grpc, R, Reply, Server, migrate
+from tests.e2e.support import Client, R, Reply, Server, ServiceCalls, migrate
 from tests.e2e.tables import Tables
 
 SERVICE = wpb.DESCRIPTOR.services_by_name["WebhookService"]
@@ -148,27 +145,11 @@ def portal_token(key: rsa.RSAPrivateKey, sub: str, scope: str = "") -> str:
     return jwt.encode(body, key, algorithm="RS256")
 
 
-class Webhooks:
-    """The RPCs of WebhookService for ``client``'s player, over ``client``'s transport (REST at the routes of the
-    contract's ``google.api.http`` options)."""
+class Webhooks(ServiceCalls):
+    """The RPCs of WebhookService for ``client``'s player, over ``client``'s transport."""
 
     def __init__(self, client: Client) -> None:
-        self.client = client
-        self.player_id = client.player_id
-        self._stub = webhook_service_pb2_grpc.WebhookServiceStub(client.channel) if isinstance(client, Grpc) else None
-
-    def call(self, method: str, req: Message) -> Reply:
-        if isinstance(self.client, Grpc):
-            return self.client.call(method, req, self._stub)
-        route = http_route(SERVICE.methods_by_name[method])
-        data = json_format.MessageToDict(req)
-        path = route.path
-        for name in route.path_fields:
-            path = path.replace("{" + name + "}", str(data.pop(name, "")))
-        response = getattr(wpb, SERVICE.methods_by_name[method].output_type.name)
-        if route.method in ("GET", "DELETE"):
-            return self.client.request(route.method, path, response, params=data)
-        return self.client.post(path, data, response)
+        super().__init__(client, SERVICE, wpb, webhook_service_pb2_grpc.WebhookServiceStub)
 
     def create(self, url: str, events: list[int], **fields: Any) -> Reply:
         return self.call("CreateWebhook", wpb.CreateWebhookRequest(url=url, events=events, **fields))

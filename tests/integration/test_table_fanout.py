@@ -6,6 +6,7 @@ that drops is opened again and what was missed meanwhile is read."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import uuid
 from collections.abc import AsyncIterator
@@ -187,12 +188,18 @@ async def _listening(fanout: TableFanout) -> None:
     await asyncio.wait_for(fanout.signals.listening.wait(), WAIT)
 
 
-async def test_a_move_through_one_process_wakes_the_watchers_of_another_at_once(
-    two_processes: tuple[Database, Database],
-) -> None:
+@contextlib.asynccontextmanager
+async def across(
+    two_processes: tuple[Database, Database], backoff_seconds: float | None = None
+) -> AsyncIterator[tuple[TableService, TableFanout, TableFanout, TableSnapshot, Watch]]:
+    """Moves made through process one, watched by BOB through process two, both LISTENing (their timers too slow
+    to matter: only a NOTIFY wakes process two in time): the service, the two fan-outs, the started table and the
+    watch (its heartbeat taken)."""
     one, two = two_processes
-    # The timers are too slow to matter: only the NOTIFY can wake process two in time.
     fan_one, fan_two = TableFanout(one, catch_up_seconds=600), TableFanout(two, catch_up_seconds=600)
+    assert fan_one.signals is not None and fan_two.signals is not None
+    if backoff_seconds is not None:
+        fan_two.signals.backoff_seconds = backoff_seconds
     tables = TableService(one, now, NoLimits())
     tables.publishers.append(fan_one.publish)
     events_two = TableEvents(two, fan_two.hub, heartbeat_seconds=30)
@@ -205,66 +212,54 @@ async def test_a_move_through_one_process_wakes_the_watchers_of_another_at_once(
         watch = await events_two.watch(BOB, snap.table_id, after_seq=snap.version)
         try:
             assert await watch.__anext__() == Heartbeat(snap.version)
-            rng = random.Random(3)
-            for _ in range(4):
-                before = snap.version
-                snap = await ann_moves(tables, snap, rng, 1)
-                loop = asyncio.get_running_loop()
-                sent = loop.time()
-                got = await take_events(watch, snap.version, seconds=2.0)
-                assert [e.seq for e in got] == list(range(before + 1, snap.version + 1))
-                assert loop.time() - sent < 1.0
+            yield tables, fan_one, fan_two, snap, watch
         finally:
             await watch.aclose()
-        assert fan_two.hub.caught_up == 0
-        assert fan_one.signals is not None and fan_one.signals.sent >= 4
     finally:
         await fan_one.close()
         await fan_two.close()
+
+
+async def test_a_move_through_one_process_wakes_the_watchers_of_another_at_once(
+    two_processes: tuple[Database, Database],
+) -> None:
+    async with across(two_processes) as (tables, fan_one, fan_two, snap, watch):
+        rng = random.Random(3)
+        for _ in range(4):
+            before = snap.version
+            snap = await ann_moves(tables, snap, rng, 1)
+            loop = asyncio.get_running_loop()
+            sent = loop.time()
+            got = await take_events(watch, snap.version, seconds=2.0)
+            assert [e.seq for e in got] == list(range(before + 1, snap.version + 1))
+            assert loop.time() - sent < 1.0
+        assert fan_two.hub.caught_up == 0
+        assert fan_one.signals is not None and fan_one.signals.sent >= 4
 
 
 async def test_a_dropped_listen_connection_is_opened_again_and_what_it_missed_is_read(
     two_processes: tuple[Database, Database], postgres_url: str
 ) -> None:
-    one, two = two_processes
-    fan_one, fan_two = TableFanout(one, catch_up_seconds=600), TableFanout(two, catch_up_seconds=600)
-    assert fan_two.signals is not None
-    fan_two.signals.backoff_seconds = 0.5
-    tables = TableService(one, now, NoLimits())
-    tables.publishers.append(fan_one.publish)
-    events_two = TableEvents(two, fan_two.hub, heartbeat_seconds=30)
-    fan_one.start()
-    fan_two.start()
-    try:
-        await _listening(fan_one)
-        await _listening(fan_two)
-        snap = await ann_against_a_bot(tables)
-        watch = await events_two.watch(BOB, snap.table_id, after_seq=snap.version)
-        try:
-            assert await watch.__anext__() == Heartbeat(snap.version)
-            start = snap.version
-            # The server ends process two's LISTEN connection (as a failover or a network fault would), and moves
-            # are made before it is back: their notifications never reach process two.
-            pid = fan_two.signals.server_pid
-            assert pid is not None
-            with psycopg.connect(postgres_url, autocommit=True) as admin:
-                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-            snap = await ann_moves(tables, snap, random.Random(4), 3)
-            for _ in range(200):  # opened again after its back-off
-                if fan_two.signals.connects >= 2:
-                    break
-                await asyncio.sleep(0.05)
-            got = await take_events(watch, snap.version, seconds=5.0)
-            assert [e.seq for e in got] == list(range(start + 1, snap.version + 1))
-            assert fan_two.signals.connects >= 2
-            # And it works as before once it is back.
-            before = snap.version
-            snap = await ann_moves(tables, snap, random.Random(5), 1)
-            got = await take_events(watch, snap.version, seconds=2.0)
-            assert [e.seq for e in got] == list(range(before + 1, snap.version + 1))
-        finally:
-            await watch.aclose()
+    async with across(two_processes, backoff_seconds=0.5) as (tables, _, fan_two, snap, watch):
+        assert fan_two.signals is not None
+        start = snap.version
+        # The server ends process two's LISTEN connection (as a failover or a network fault would), and moves are
+        # made before it is back: their notifications never reach process two.
+        pid = fan_two.signals.server_pid
+        assert pid is not None
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        snap = await ann_moves(tables, snap, random.Random(4), 3)
+        for _ in range(200):  # opened again after its back-off
+            if fan_two.signals.connects >= 2:
+                break
+            await asyncio.sleep(0.05)
+        got = await take_events(watch, snap.version, seconds=5.0)
+        assert [e.seq for e in got] == list(range(start + 1, snap.version + 1))
+        assert fan_two.signals.connects >= 2
+        # And it works as before once it is back.
+        before = snap.version
+        snap = await ann_moves(tables, snap, random.Random(5), 1)
+        got = await take_events(watch, snap.version, seconds=2.0)
+        assert [e.seq for e in got] == list(range(before + 1, snap.version + 1))
         assert fan_two.hub.caught_up == 0  # the reconnect read it, not the (slow) timer
-    finally:
-        await fan_one.close()
-        await fan_two.close()

@@ -281,10 +281,9 @@ class TableHub:
         if channel is None or self._closed:
             return
         timeline = channel.timeline
-        if timeline is None or channel.task is not None or channel.lock.locked():
-            self.wake(appended.table_id, appended.after.version)  # a read is under way: it reads these too
-            return
-        if timeline.version != appended.before.version:
+        reading = channel.task is not None or channel.lock.locked()
+        if timeline is None or reading or timeline.version != appended.before.version:
+            # Not loaded yet, a read under way (it reads these too), or not where the append began: read the log.
             self.wake(appended.table_id, appended.after.version)
             return
         try:

@@ -52,6 +52,7 @@ _SQLITE_UNIQUE = {
 }
 _SQLITE_PREFIX = "UNIQUE constraint failed: "
 _ROWS_PER_INSERT = 100
+"""7 placeholders a row: 700 a statement (the PostgreSQL driver numbers at most 999)."""
 _MOVE_TABLE = (
     "UPDATE card_golf_tables SET version = ?, status = ?, due_at = ?, lease_owner = NULL, lease_until = NULL"
     " WHERE id = ? AND version = ?"
@@ -59,7 +60,6 @@ _MOVE_TABLE = (
 """An append's update of the table's row: found only at the expected version."""
 _PG_ENTRY_ROW = "(?::varchar, ?::int, ?::varchar, ?::int, ?::text, ?::int, ?::timestamptz)"
 """A log row in a VALUES list that is not an INSERT's own (its types are not the columns', so they are given)."""
-"""7 placeholders a row: 700 a statement (the PostgreSQL driver numbers at most 999)."""
 KEY_CONSTRAINT = "uq_card_golf_table_entries_key"
 JOIN_CODE_CONSTRAINT = "uq_card_golf_tables_join_code"
 QUICK_PLAY_CONSTRAINT = "card_golf_quick_plays_pkey"
