@@ -97,6 +97,11 @@ def sql_versions(database: Database) -> VersionReader:
     return versions
 
 
+def _resolve(waiter: asyncio.Future[bool], value: bool) -> None:
+    if not waiter.done():
+        waiter.set_result(value)
+
+
 class _Subscription:
     """One subscriber of a table (``golf.app.table_events.EventSubscription``).
 
@@ -107,7 +112,7 @@ class _Subscription:
     __slots__ = (
         "_at",
         "_taken",
-        "_wake",
+        "_waiter",
         "backlog",
         "channel",
         "ended",
@@ -134,7 +139,8 @@ class _Subscription:
         self.queue: deque[list[SharedEvent]] = deque()
         self._at = 0
         """The next event's index in the first batch."""
-        self._wake = asyncio.Event()
+        self._waiter: asyncio.Future[bool] | None = None
+        """While ``next`` waits: resolved True by a push or an end, False by its timer (a heartbeat is due)."""
         self._taken: SharedEvent | None = None
         self.ended: StreamEnded | None = None
 
@@ -142,7 +148,7 @@ class _Subscription:
         """Queue ``batch`` (its events are held for this subscriber already: see ``TableHub._refresh``)."""
         if self.ended is None and len(self.queue) < self.limit:
             self.queue.append(batch)
-            self._wake.set()
+            self._wake()
             return
         for event in batch:
             event.release()
@@ -164,11 +170,17 @@ class _Subscription:
                 return event
             if self.ended is not None:
                 raise self.ended
-            self._wake.clear()
+            # A bare future and a timer: ``asyncio.timeout`` around an ``Event`` cost several times more, once per
+            # event and subscriber.
+            loop = asyncio.get_running_loop()
+            waiter = self._waiter = loop.create_future()
+            timer = loop.call_later(wait_seconds, _resolve, waiter, False)
             try:
-                async with asyncio.timeout(wait_seconds):
-                    await self._wake.wait()
-            except TimeoutError:
+                woken = await waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
+            if not woken:
                 return None
 
     def end(self, reason: StreamEnded) -> None:
@@ -176,7 +188,7 @@ class _Subscription:
         if self.ended is None:
             self.ended = reason
             self._drop()
-            self._wake.set()
+            self._wake()
 
     def close(self) -> None:
         if self.ended is None:
@@ -187,6 +199,10 @@ class _Subscription:
     def waiting(self) -> int:
         """Events queued and not yet taken."""
         return sum(len(b) for b in self.queue) - self._at
+
+    def _wake(self) -> None:
+        if self._waiter is not None:
+            _resolve(self._waiter, True)
 
     def _release_taken(self) -> None:
         if self._taken is not None:
