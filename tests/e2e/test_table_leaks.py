@@ -634,20 +634,13 @@ def watch(client: Client, table_id: str, after_seq: int | None, join_code: str) 
 
 class Reader:
     """One watcher's stream of a table, read to its end in a thread of its own; cut off by the server (UNAVAILABLE),
-    it connects again with ``afterSeq`` (its last event's seq).
+    it connects again with ``afterSeq`` (its last event's seq). A player who has just joined a private table by its
+    code watches without it: any refusal fails the tour."""
 
-    ``just_seated``: the watcher has just joined a private table by its code and watches without it. The server
-    may refuse that with NOT_FOUND for a few milliseconds (a known race, not a leak: ``WatchTable`` decides who
-    may watch from the event hub's copy of the table, which learns of the join in a task after the commit; see
-    ``TableHub.subscribe``): such a watcher tries again, and the tour counts how often."""
-
-    def __init__(
-        self, client: Client, table_id: str, after_seq: int | None, join_code: str = "", just_seated: bool = False
-    ) -> None:
-        self.client, self.table_id, self.join_code, self.just_seated = client, table_id, join_code, just_seated
+    def __init__(self, client: Client, table_id: str, after_seq: int | None, join_code: str = "") -> None:
+        self.client, self.table_id, self.join_code = client, table_id, join_code
         self.payloads: list[Payload] = []
         self.reconnects = 0
-        self.stale_refusals = 0
         self.failure: BaseException | None = None
         self.stream: Watch | None = None
         self.started = threading.Event()
@@ -667,11 +660,6 @@ class Reader:
                     self.stream.close()
                 if outcome == "end":
                     return
-                if outcome == "not found":
-                    self.stale_refusals += 1
-                    assert self.stale_refusals < 50, f"{self.table_id} still not found after 5 s"
-                    time.sleep(0.1)
-                    continue
                 self.reconnects += 1
                 self._after = self.payloads[-1].version if self.payloads else self._after
         except BaseException as err:
@@ -683,13 +671,10 @@ class Reader:
                 self.arrived.notify_all()
 
     def _drain(self, stream: Watch) -> str:
-        """Read to the end: "end", "cut" (the server cut the stream off: connect again), or "not found" (refused
-        before the first message, to a ``just_seated`` watcher)."""
+        """Read to the end: "end", or "cut" (the server cut the stream off: connect again)."""
         if isinstance(stream, GrpcWatch):
-            got = False
             try:
                 for msg in stream.call:
-                    got = True
                     self.started.set()
                     no_unknown_fields(msg, "a WatchTable message")
                     if msg.HasField("event"):
@@ -698,17 +683,12 @@ class Reader:
             except grpc.RpcError as err:
                 if err.code() == grpc.StatusCode.UNAVAILABLE:
                     return "cut"
-                if err.code() == grpc.StatusCode.NOT_FOUND and self.just_seated and not got:
-                    return "not found"
                 raise
             return "end"
         assert isinstance(stream, SseWatch)
         if stream.status not in (200, 204):
             assert isinstance(self.client, Rest)
             refusal = stream.refusal(self.client)
-            if stream.status == 404 and self.just_seated:
-                refusal.expect_error(R.ERROR_REASON_NOT_FOUND)
-                return "not found"
             raise AssertionError(f"the event stream refused: {stream.status} {refusal.raw}")
         # Read as SseWatch.next does, keeping each event's data as it came.
         fields: dict[str, str] = {}
@@ -900,7 +880,6 @@ class Tally:
     versions: int = 0
     canaries: int = 0
     reconnects: int = 0
-    stale_refusals: int = 0
 
     def add(self, other: Tally) -> None:
         self.matches += other.matches
@@ -908,7 +887,6 @@ class Tally:
         self.versions += other.versions
         self.canaries += other.canaries
         self.reconnects += other.reconnects
-        self.stale_refusals += other.stale_refusals
         for mine, theirs in (
             (self.presets, other.presets),
             (self.payloads, other.payloads),
@@ -999,8 +977,7 @@ class Match:
                 joined = self.call(viewer, "JoinTable", "join", table_id, seat=seat, join_code=code)
             # The whole log now and then, else from its join on (what came before has no cards).
             after = 0 if self.rng.random() < 0.3 else int(joined.expect_ok().table.version)
-            just_seated = plan.private and not viewer.owner
-            viewer.reader = Reader(viewer.player.on(plan.stream), table_id, after, just_seated=just_seated)
+            viewer.reader = Reader(viewer.player.on(plan.stream), table_id, after)
         for seat, level in sorted(plan.bots.items()):
             self.call(self.host, "AddBot", "add_bot", table_id, level, seat=seat).expect_ok()
         if self.rng.random() < 0.15:
@@ -1011,7 +988,6 @@ class Match:
             assert viewer.reader is not None
             viewer.reader.wait()
             self.tally.reconnects += viewer.reader.reconnects
-            self.tally.stale_refusals += viewer.reader.stale_refusals
         self._scan()
         return self.tally
 
@@ -1235,7 +1211,6 @@ def tour(server: Server, crews: queue.Queue[Crew], part: int) -> Tally:
         f" {total.canaries} leaky copies caught,"
         f" payloads {dict(total.payloads)}, refusals {dict(total.refusals)}, powers {dict(total.powers)},"
         f" face-down cards shown by reason {dict(total.reasons)}, reconnects {total.reconnects},"
-        f" watches of a private table just joined refused NOT_FOUND {total.stale_refusals},"
         f" presets {dict(total.presets)}"
     )
     return total

@@ -265,14 +265,14 @@ class TableHub:
         """Appends of this process whose events were made from the entries committed, without reading them."""
 
     # -- the port --------------------------------------------------------------------------------------------
-    async def subscribe(self, table_id: str, after_seq: int | None) -> _Subscription:
+    async def subscribe(self, table_id: str, after_seq: int | None, fresh: bool = False) -> _Subscription:
         if self._closed:
             raise StreamEnded("the server is stopping", retry_after=1.0)
         channel = await self._channel(table_id)
         timeline = channel.timeline
         assert timeline is not None
-        if not channel.subs or (after_seq is not None and after_seq > timeline.version):
-            # Nobody kept it current (or the client has seen more): read what the log has first.
+        if fresh or not channel.subs or (after_seq is not None and after_seq > timeline.version):
+            # Nobody kept it current (or the client has seen more, or the caller asks): read the log first.
             await self._refresh(channel, quiet=False)
         if self._closed:
             raise StreamEnded("the server is stopping", retry_after=1.0)

@@ -361,9 +361,10 @@ class EventSubscription(Protocol):
 
 
 class EventHub(Protocol):
-    async def subscribe(self, table_id: str, after_seq: int | None) -> EventSubscription:
+    async def subscribe(self, table_id: str, after_seq: int | None, fresh: bool = False) -> EventSubscription:
         """Subscribe to the live events of ``table_id`` (``NotFound`` when there is no such table). With
-        ``after_seq`` past the version the hub holds, the hub first reads what it lacks from the log."""
+        ``after_seq`` past the version the hub holds, or ``fresh``, the hub first reads what it lacks from the
+        log."""
         ...
 
 
@@ -465,6 +466,11 @@ class TableEvents:
         if after_seq is not None and after_seq < 0:
             raise InvalidArgument("afterSeq", "afterSeq must be 0 or more")
         sub = await self.hub.subscribe(table_id, after_seq)
+        if not may_watch(caller, sub.record, sub.table, join_code):
+            # The hub's copy may lag a commit of another process (the caller's join a moment ago, say): a refusal is
+            # only decided on the table as the log has it now.
+            sub.close()
+            sub = await self.hub.subscribe(table_id, after_seq, fresh=True)
         try:
             # From here to the end nothing awaits: what is decided is decided at ``sub.start``.
             if not may_watch(caller, sub.record, sub.table, join_code):

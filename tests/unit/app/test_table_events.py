@@ -197,6 +197,30 @@ async def test_after_seq_past_the_table_is_refused(tables: TableService, events:
         await events.watch(ANN, "no-such-table")
 
 
+async def test_a_player_who_joined_through_another_process_may_watch_at_once(
+    tables: TableService, events: TableEvents, store: FakeStore, clock: FakeClock, limiter: FakeLimiter
+) -> None:
+    """Bob joins a private table by its code through another process, whose commit this process's hub has not
+    heard of yet (it follows the table for Ann), and watches at once without the code: he is seated, so he may."""
+    made = await tables.create_table(ANN, "six-card", seats=2, holes=1, private=True)
+    ann = await events.watch(ANN, made.table_id)
+    try:
+        assert isinstance(await anext_item(ann), TableEvent)
+        elsewhere = TableService(store, clock, limiter)  # another process: no publisher to this hub
+        assert made.join_code is not None
+        joined = await elsewhere.join(BOB, "bob", join_code=made.join_code)
+        bob = await events.watch(BOB, made.table_id)
+        try:
+            first = await anext_item(bob)
+            assert isinstance(first, TableEvent) and first.seq == joined.version and first.snapshot.seat == 1
+        finally:
+            await bob.aclose()
+        with pytest.raises(NotFound):
+            await events.watch(CAT, made.table_id)  # a stranger still is refused
+    finally:
+        await ann.aclose()
+
+
 async def test_private_tables_are_watched_by_their_people_or_with_the_code(
     tables: TableService, events: TableEvents, store: FakeStore, hub: TableHub
 ) -> None:
