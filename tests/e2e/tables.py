@@ -98,7 +98,11 @@ def cards_in(message: Message) -> Counter[str]:
     for fd, value in message.ListFields():
         if fd.message_type is None:
             continue
-        for item in value if fd.is_repeated else [value]:
+        if fd.message_type.GetOptions().map_entry:  # a map: its values may be messages, its keys never are
+            items = list(value.values()) if fd.message_type.fields_by_name["value"].message_type else []
+        else:
+            items = list(value) if fd.is_repeated else [value]
+        for item in items:
             found += cards_in(item)
     return found
 

@@ -385,3 +385,18 @@ def test_quick_play_seats_the_caller_at_a_table_playing_at_once(players: list[Ta
     assert table.HasField("your_seat") and table.preset == "cambio" and table.seat_count == 3
     assert table.status == PLAYING and table.legal_moves, "no wait: bots filled the empty seats"
     assert _table(ann.quick_play(key, preset="cambio", seats=3)).id == table.id
+
+
+def test_the_card_scan_reads_through_maps() -> None:
+    """``cards_in`` (the client-side scan) finds the cards of a table whose rules have maps (powers, special
+    values): it once took a map's keys for messages and failed."""
+    from collections import Counter
+
+    from golf.v1 import cards_pb2
+    from tests.e2e.tables import cards_in
+
+    table = cg.Table(
+        rules=cg.CardGolfRules(special_values={"JH": 0}, powers={"7": cg.POWER_PEEK_OWN}),
+        hole=cg.HoleView(discard=[cards_pb2.Card(code="7S"), cards_pb2.Card(code="7S")]),
+    )
+    assert cards_in(table) == Counter({"7S": 2})
