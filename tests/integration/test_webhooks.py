@@ -204,6 +204,24 @@ async def test_the_store_finds_who_a_webhook_covers(database: Database, clock: C
         assert [s.webhook_id for s in await uow.webhooks.subscriptions([PAT.player_id])] == [pats.id]
 
 
+async def test_concurrent_creates_never_pass_the_limit_per_owner(database: Database, clock: Clock) -> None:
+    """Twelve creates of one player at once, three allowed: exactly three are stored, the others are refused."""
+    from dataclasses import replace
+
+    from golf.app.webhooks import TooManyWebhooks
+
+    await add_players(database, clock)
+    webhooks, _ = services(database, clock)
+    webhooks = replace(webhooks, max_per_owner=3)
+    made = await asyncio.gather(
+        *(webhooks.create(ANN, f"https://hooks.example.com/{n}", [TURN]) for n in range(12)), return_exceptions=True
+    )
+    assert sum(1 for m in made if isinstance(m, TooManyWebhooks)) == 9
+    assert all(isinstance(m, TooManyWebhooks) or m.player_id == ANN.player_id for m in made)
+    async with database() as uow:
+        assert await uow.webhooks.count_webhooks(Coverage.PLAYER, ANN.player_id) == 3
+
+
 async def test_the_outbox_is_written_with_the_move_and_not_without_it(database: Database, clock: Clock) -> None:
     await add_players(database, clock)
     webhooks, tables = services(database, clock)

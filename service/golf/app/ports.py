@@ -213,7 +213,9 @@ class WebhookRepository(Protocol):
         ...
 
     async def count_webhooks(self, coverage: Coverage, owner: str) -> int:
-        """Live webhooks of ``coverage`` whose owner (the player, or the issuer) is ``owner``."""
+        """Live webhooks of ``coverage`` whose owner (the player, or the issuer) is ``owner``, counted so that no
+        other transaction counting the same owner runs between this count and this transaction's end (a create
+        checks the limit with it)."""
         ...
 
     async def delete_webhook(self, webhook_id: str, when: datetime) -> bool:

@@ -164,6 +164,10 @@ class SqlWebhookStore:
 
     async def count_webhooks(self, coverage: Coverage, owner: str) -> int:
         column = "player_id" if coverage is Coverage.PLAYER else "issuer"
+        if self.tx.dialect == "postgresql":
+            # Counted under a lock of the owner held to the end of the transaction, so two creates of one owner
+            # count one after the other and never pass the limit together (SQLite has one writer at a time).
+            await self.tx.fetchone("SELECT pg_advisory_xact_lock(hashtext(?))", f"webhooks:{column}:{owner}")
         row = await self.tx.fetchone(
             f"SELECT COUNT(*) AS n FROM webhooks WHERE {column} = ? AND coverage = ? AND deleted_at IS NULL",
             owner,
