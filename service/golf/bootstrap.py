@@ -23,7 +23,7 @@ from golf.adapters.auth.keys import load_signing_key
 from golf.adapters.auth.tokens import Tokens, TrustedIssuer
 from golf.adapters.db.repository import Database
 from golf.adapters.edge import Edge
-from golf.adapters.grpc_server import PLAYER_SERVICE_NAME, SERVICE_NAME, TABLE_SERVICE_NAME, build_grpc_server
+from golf.adapters.grpc_server import build_grpc_server
 from golf.adapters.health import LIVENESS, Readiness
 from golf.adapters.metrics import Metrics, TimedSolver
 from golf.adapters.ratelimit import Limits, limits_from_settings
@@ -35,12 +35,13 @@ from golf.adapters.table_fanout import TableFanout
 from golf.adapters.webhook_sender import SenderSettings, WebhookSender
 from golf.api.handlers import SolitaireHandlers
 from golf.api.player_handlers import PlayerHandlers
+from golf.api.record_handlers import RecordHandlers
 from golf.api.rpc import Rpc
 from golf.api.table_handlers import TableHandlers
 from golf.api.table_watch import watch_rpcs
-from golf.api.webhook_handlers import SERVICE as WEBHOOK_SERVICE_NAME
 from golf.api.webhook_handlers import WebhookHandlers
 from golf.app.dealing import Dealer, DealSettings
+from golf.app.record_queries import RecordQueries
 from golf.app.services import build_services
 from golf.app.table_events import TableEvents
 from golf.app.table_service import TableService
@@ -134,7 +135,9 @@ def build(settings: Settings) -> Container:
     metrics.count_subscribers_with(lambda: fanout.hub.subscribers)
     events = TableEvents(database, fanout.hub, settings.event_heartbeat_seconds)
     table_rpcs = TableHandlers(tables).rpcs() + watch_rpcs(events) + WebhookHandlers(webhooks).rpcs()
-    rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs() + table_rpcs)
+    queries = RecordQueries(database, utc_now, frozenset(settings.private_issuers))
+    record_rpcs = RecordHandlers(queries).rpcs()
+    rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs() + table_rpcs + record_rpcs)
     return Container(
         database,
         solver,
@@ -241,7 +244,7 @@ async def serve(settings: Settings) -> None:
     readiness = Readiness(
         container.database,
         health_servicer,
-        ("", SERVICE_NAME, PLAYER_SERVICE_NAME, TABLE_SERVICE_NAME, WEBHOOK_SERVICE_NAME),
+        ("", *dict.fromkeys(rpc.service for rpc in rpcs)),
         on_change=lambda ready: metrics.ready.set(ready),
     )
     app: FastAPI = build_rest_app(rpcs, container.edge, metrics, readiness, settings.max_body_bytes)

@@ -24,11 +24,8 @@ from golf.api.errors import ApiError, Violation, internal_error, invalid, to_api
 from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem
 from golf.api.validation import check_request
 from golf.app.errors import AppError
-from golf.v1 import errors_pb2, player_service_pb2, solitaire_service_pb2, table_service_pb2
+from golf.v1 import errors_pb2
 
-SERVICE_NAME = solitaire_service_pb2.DESCRIPTOR.services_by_name["SolitaireService"].full_name
-PLAYER_SERVICE_NAME = player_service_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
-TABLE_SERVICE_NAME = table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 ERROR_TRAILER = "golf-error-bin"
 STATUS_TRAILER = "grpc-status-details-bin"
 MAX_DETAILS = 512

@@ -86,6 +86,9 @@ class Settings(BaseSettings):
     trusted_issuers: list[TrustedIssuerSettings] = []
     """Portals whose tokens sign their players in, as JSON: ``[{"issuer": ..., "audience": ..., "public_key": PEM
     or "jwks_url": URL, "algorithms": ["RS256"]}]``."""
+    private_issuers: list[str] = []
+    """Portals (issuers) that keep their players private, as JSON: ``["https://portal.example"]``. Their players
+    appear on no public leaderboard, and their histories are shown only to players of the same issuer."""
     redis_url: str | None = None
     """Where rate limits are counted, shared by every replica (``redis://host:6379/0``); unset: in this process."""
     redis_prefix: str = "golf"

@@ -33,12 +33,12 @@ _UNDO = {
     UndoPolicy.NONE: solitaire_pb2.UNDO_POLICY_NONE,
 }
 _UNDO_BACK = {v: k for k, v in _UNDO.items()}
-_DIFFICULTY = {
+DIFFICULTIES = {
     Difficulty.EASY: solitaire_pb2.DIFFICULTY_EASY,
     Difficulty.MEDIUM: solitaire_pb2.DIFFICULTY_MEDIUM,
     Difficulty.HARD: solitaire_pb2.DIFFICULTY_HARD,
 }
-_DIFFICULTY_BACK = {v: k for k, v in _DIFFICULTY.items()}
+_DIFFICULTY_BACK = {v: k for k, v in DIFFICULTIES.items()}
 _RANKS = frozenset(range(1, 14))
 _SUITS = frozenset(range(1, 5))
 _SEED_SOURCE = {
@@ -176,7 +176,7 @@ def deal_to_proto(deal: DealRecord) -> solitaire_pb2.Deal:
     if verdict is not None and verdict.winnable is not None:
         msg.winnable = verdict.winnable
         if verdict.difficulty:
-            msg.difficulty = _DIFFICULTY[Difficulty(verdict.difficulty)]
+            msg.difficulty = DIFFICULTIES[Difficulty(verdict.difficulty)]
         if verdict.difficulty_score is not None:
             msg.difficulty_score = verdict.difficulty_score
     return msg
@@ -298,23 +298,27 @@ def credentials_to_proto(signed: SignedIn) -> players_pb2.Credentials:
     return msg
 
 
-def _time_range(req: Any) -> tuple[datetime | None, datetime | None]:
+def time_range(
+    req: Any, names: tuple[str, str] = ("created_after", "created_before")
+) -> tuple[datetime | None, datetime | None]:
+    """The request's two optional time bounds (``names``: its fields), refused when out of range."""
     out: list[datetime | None] = []
-    for name in ("created_after", "created_before"):
+    for name in names:
         if not req.HasField(name):
             out.append(None)
             continue
         try:
             out.append(getattr(req, name).ToDatetime(tzinfo=UTC))
         except (ValueError, OverflowError, OSError):
-            field = "createdAfter" if name == "created_after" else "createdBefore"
+            head, *rest = name.split("_")
+            field = head + "".join(w.title() for w in rest)
             raise InvalidArgument(field, f"{field} is not a valid time") from None
     return out[0], out[1]
 
 
 def game_filter(req: Any) -> GameFilter:
     """The filters of a ``ListGamesRequest``."""
-    after, before = _time_range(req)
+    after, before = time_range(req)
     status = _STATUS_BACK.get(req.status) if req.status else None
     if req.status and status is None:
         raise InvalidArgument("status", "unknown game status")
@@ -323,7 +327,7 @@ def game_filter(req: Any) -> GameFilter:
 
 def round_filter(req: Any) -> RoundFilter:
     """The filters of a ``ListRoundsRequest``."""
-    after, before = _time_range(req)
+    after, before = time_range(req)
     finished = {
         solitaire_pb2.ROUND_STATUS_UNSPECIFIED: None,
         solitaire_pb2.ROUND_STATUS_IN_PROGRESS: False,

@@ -32,6 +32,10 @@ class PlayerHandlers:
         player = await self.players.get_player(ctx.player, req.player_id)
         return pb.GetPlayerResponse(player=player_to_proto(player))
 
+    async def set_display_name(self, req: pb.SetDisplayNameRequest, ctx: CallContext) -> pb.SetDisplayNameResponse:
+        player = await self.players.set_display_name(ctx.player, req.player_id, req.display_name)
+        return pb.SetDisplayNameResponse(player=player_to_proto(player))
+
     def rpcs(self) -> list[Rpc]:
         """Every RPC of the service with its handler (routes and summaries are in the contract)."""
         S = SERVICE
@@ -40,4 +44,5 @@ class PlayerHandlers:
             Rpc(S, "RefreshToken", pb.RefreshTokenRequest, pb.RefreshTokenResponse, self.refresh_token, public=True),
             Rpc(S, "RevokeToken", pb.RevokeTokenRequest, pb.RevokeTokenResponse, self.revoke_token, public=True),
             Rpc(S, "GetPlayer", pb.GetPlayerRequest, pb.GetPlayerResponse, self.get_player),
+            Rpc(S, "SetDisplayName", pb.SetDisplayNameRequest, pb.SetDisplayNameResponse, self.set_display_name),
         ]

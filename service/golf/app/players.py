@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 
-from golf.app.errors import InvalidArgument, NotFound, Unauthenticated
+from golf.app.errors import InvalidArgument, NotFound, PermissionDenied, Unauthenticated
 from golf.app.identity import AccessToken, Caller, PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, Clock, RateLimiter, TokenIssuer, UnitOfWorkFactory
 
@@ -112,6 +112,21 @@ class PlayerService:
             player = await uow.repo.get_player(wanted)
         if player is None:
             raise NotFound("no player has that id")
+        return player
+
+    async def set_display_name(self, caller: Caller, player_id: str, display_name: str) -> PlayerRecord:
+        """Change the caller's own display name (``me`` or their id); another player's is PERMISSION_DENIED."""
+        if player_id not in (ME, caller.player_id):
+            raise PermissionDenied("a player changes only their own display name")
+        name = clean_display_name(display_name)
+        if not name:
+            raise InvalidArgument("displayName", "displayName must hold a visible character")
+        await self.limiter.hit("create", caller.player_id)
+        async with self.uow() as uow:
+            player = await uow.repo.rename_player(caller.player_id, name)
+            if player is None:
+                raise NotFound("no player has that id")
+            await uow.commit()
         return player
 
     async def external_player(self, issuer: str, subject: str, display_name: str | None) -> str:

@@ -7,6 +7,8 @@ from datetime import datetime
 from types import TracebackType
 from typing import Protocol
 
+from golf.app.boards import BoardEntry
+from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord
 from golf.app.identity import AccessToken, PlayerRecord, RefreshTokenRecord
 from golf.app.records import (
     DealRecord,
@@ -129,6 +131,10 @@ class SolitaireRepository(Protocol):
 
     async def get_player(self, player_id: str) -> PlayerRecord | None: ...
     async def find_player(self, issuer: str, subject: str) -> PlayerRecord | None: ...
+    async def rename_player(self, player_id: str, display_name: str) -> PlayerRecord | None:
+        """The player with its new name (None: no such player)."""
+        ...
+
     async def add_refresh_token(self, token: RefreshTokenRecord) -> None: ...
     async def find_refresh_token(self, token_hash: str) -> RefreshTokenRecord | None: ...
     async def revoke_refresh_token(self, token_hash: str, when: datetime) -> bool:
@@ -231,6 +237,36 @@ class WebhookRepository(Protocol):
         ...
 
 
+class RecordRepository(Protocol):
+    """Records of what was played (``golf.adapters.db.record_store``): written by ``golf.app.recording``."""
+
+    async def lock_players(self, player_ids: Sequence[str]) -> dict[str, str]:
+        """Each player's issuer, their rows locked until the transaction ends (records in commit order)."""
+        ...
+
+    async def add_records(self, records: Sequence[PlayedRecord]) -> None: ...
+    async def get_board_entries(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], BoardEntry]: ...
+    async def put_board_entries(self, entries: Sequence[BoardEntry]) -> None: ...
+    async def add_deal_result(self, deal_id: str, preset: str, won: bool, score: int, duration: int) -> None: ...
+    async def history(
+        self, player_id: str, query: HistoryFilter, before_id: int | None, limit: int
+    ) -> list[PlayedRecord]: ...
+    async def board_page(
+        self,
+        board: str,
+        scope: BoardScope,
+        min_qualifier: int,
+        after: tuple[int, int, int, datetime, str] | None,
+        limit: int,
+    ) -> list[BoardEntry]: ...
+    async def board_ahead(self, entry: BoardEntry, scope: BoardScope, min_qualifier: int) -> int: ...
+    async def deal_stats(self, deal_id: str) -> DealStats | None: ...
+    async def list_deal_stats(
+        self, preset: str, hardest: bool, min_plays: int, after: tuple[int, int, str] | None, limit: int
+    ) -> list[tuple[DealStats, int]]: ...
+    async def display_names(self, player_ids: Sequence[str]) -> dict[str, str]: ...
+
+
 class UnitOfWork(Protocol):
     """One transaction. Leaving the block without ``commit`` rolls back."""
 
@@ -245,6 +281,11 @@ class UnitOfWork(Protocol):
     @property
     def tables(self) -> TableRepository:
         """The live card Golf tables and their logs, in this transaction."""
+        ...
+
+    @property
+    def records(self) -> RecordRepository:
+        """Histories, leaderboards and deal statistics, in this transaction."""
         ...
 
     async def __aenter__(self) -> UnitOfWork: ...

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from golf.app.dealing import Dealer, DealSettings
 from golf.app.players import PlayerService
-from golf.app.ports import Clock, RateLimiter, Solver, TokenIssuer, UnitOfWorkFactory
+from golf.app.ports import Clock, RateLimiter, Solver, TokenIssuer, UnitOfWork, UnitOfWorkFactory
+from golf.app.recording import RecordKeeper
 from golf.app.rounds import RoundService
 from golf.app.solitaire import SolitaireService
-from golf.app.table_service import TableService
+from golf.app.table_service import Appended, AppendObserver, TableService
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,21 @@ def build_services(
     refresh_days: int = 365,
 ) -> Services:
     dealer = Dealer(uow, clock, solver, settings, limiter)
-    games = SolitaireService(uow, clock, dealer, solver, limiter, solver_budget=settings.solver_budget)
+    records = RecordKeeper()
+    games = SolitaireService(uow, clock, dealer, solver, limiter, solver_budget=settings.solver_budget, records=records)
     rounds = RoundService(uow, clock, games, limiter)
     players = PlayerService(uow, clock, tokens, limiter, refresh_days)
-    return Services(games, rounds, dealer, players, TableService(uow, clock, limiter))
+    tables = TableService(uow, clock, limiter)
+    tables.observers.append(match_recorder(records))
+    return Services(games, rounds, dealer, players, tables)
+
+
+def match_recorder(records: RecordKeeper) -> AppendObserver:
+    """The table observer that records a match in the transaction of the entry that ends it."""
+
+    async def observe(uow: UnitOfWork, appended: Appended) -> None:
+        await records.match_finished(
+            uow, appended.table_id, appended.record.created_at, appended.before, appended.after, appended.at
+        )
+
+    return observe

@@ -31,6 +31,7 @@ from golf.app.errors import (
 from golf.app.identity import Caller
 from golf.app.ports import AlreadyStored, Clock, DuplicateMove, RateLimiter, Solver, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
+from golf.app.recording import RecordKeeper
 from golf.app.records import (
     AUTOPLAY,
     UNDO,
@@ -125,6 +126,8 @@ class SolitaireService:
     solver: Solver
     limiter: RateLimiter
     solver_budget: int = 2_000_000
+    records: RecordKeeper = field(default_factory=RecordKeeper)
+    """Writes a finished game's records (history, boards, deal statistics) in the move's transaction."""
     deal_cache_size: int = 4096
     state_cache_size: int = 4096
     _deals: OrderedDict[str, DealRecord] = field(default_factory=OrderedDict)
@@ -510,8 +513,10 @@ class SolitaireService:
         if hints_used is None:
             self._games.pop(game_id, None)
             raise _LostRace
-        await uow.commit()
         game.hints_used = hints_used
+        if game.finished_at is not None:
+            await self.records.game_finished(uow, game, snap.deal.preset)
+        await uow.commit()
         self._remember(game, change.after)
         return GameSnapshot(game, snap.deal, change.after, now, change.made)
 

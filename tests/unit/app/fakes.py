@@ -8,7 +8,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 
+from golf.app.boards import BoardEntry
 from golf.app.errors import NotFound
+from golf.app.history import DealStats, PlayedRecord
 from golf.app.identity import LEGACY_OWNER, PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, DuplicateMove
 from golf.app.records import (
@@ -57,6 +59,9 @@ class Tables:
     """By table id: the due time and lease (``card_golf_tables.due_at``, ``lease_owner``, ``lease_until``)."""
     quick_plays: dict[tuple[str, str], str] = field(default_factory=dict)
     """(player id, idempotency key) -> table id."""
+    records: list[PlayedRecord] = field(default_factory=list)
+    board_entries: dict[tuple[str, str], BoardEntry] = field(default_factory=dict)
+    deal_stats: dict[str, DealStats] = field(default_factory=dict)
 
 
 def _holds_play(game: GameRecord) -> bool:
@@ -265,6 +270,12 @@ class FakeRepository:
     async def find_player(self, issuer: str, subject: str) -> PlayerRecord | None:
         return next((p for p in self.t.players.values() if (p.issuer, p.subject) == (issuer, subject)), None)
 
+    async def rename_player(self, player_id: str, display_name: str) -> PlayerRecord | None:
+        if player_id not in self.t.players:
+            return None
+        self.t.players[player_id] = replace(self.t.players[player_id], display_name=display_name)
+        return self.t.players[player_id]
+
     async def add_refresh_token(self, token: RefreshTokenRecord) -> None:
         if token.token_hash in self.t.refresh_tokens:
             raise AlreadyStored("uq_refresh_tokens_hash")
@@ -444,6 +455,35 @@ class FakeTableStore:
         return self.t.quick_plays.get((player_id, idempotency_key))
 
 
+class FakeRecordStore:
+    """The records tables in memory (what ``golf.app.recording`` writes; the queries are tested on real databases)."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.t = tables
+
+    async def lock_players(self, player_ids: Sequence[str]) -> dict[str, str]:
+        return {p: self.t.players[p].issuer for p in player_ids if p in self.t.players}
+
+    async def add_records(self, records: Sequence[PlayedRecord]) -> None:
+        for r in records:
+            if any((o.kind, o.record_id, o.player_id) == (r.kind, r.record_id, r.player_id) for o in self.t.records):
+                raise AlreadyStored("uq_records_record_player")
+            self.t.records.append(replace(r, id=len(self.t.records) + 1))
+
+    async def get_board_entries(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], BoardEntry]:
+        return {k: self.t.board_entries[k] for k in keys if k in self.t.board_entries}
+
+    async def put_board_entries(self, entries: Sequence[BoardEntry]) -> None:
+        for e in entries:
+            self.t.board_entries[(e.board, e.player_id)] = e
+
+    async def add_deal_result(self, deal_id: str, preset: str, won: bool, score: int, duration: int) -> None:
+        old = self.t.deal_stats.get(deal_id, DealStats(deal_id, preset, 0, 0, 0, 0))
+        self.t.deal_stats[deal_id] = DealStats(
+            deal_id, preset, old.plays + 1, old.wins + won, old.score_sum + score, old.duration_ms_sum + duration
+        )
+
+
 class FakeUnitOfWork:
     """Works on a copy of the tables; commit publishes the copy, anything else throws it away."""
 
@@ -454,6 +494,7 @@ class FakeUnitOfWork:
         self.data = copy.deepcopy(self.store.tables)
         self._repo = FakeRepository(self.data)
         self._tables = FakeTableStore(self.data)
+        self._records = FakeRecordStore(self.data)
         return self
 
     @property
@@ -463,6 +504,10 @@ class FakeUnitOfWork:
     @property
     def tables(self) -> FakeTableStore:
         return self._tables
+
+    @property
+    def records(self) -> FakeRecordStore:
+        return self._records
 
     async def commit(self) -> None:
         self.store.tables = self.data

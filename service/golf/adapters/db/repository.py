@@ -7,6 +7,7 @@ from types import TracebackType
 from typing import Any
 
 from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
+from golf.adapters.db.record_store import SqlRecordStore
 from golf.adapters.db.table_store import SqlTableStore
 from golf.adapters.db.webhook_store import SqlWebhookStore
 from golf.app.identity import PlayerRecord, RefreshTokenRecord
@@ -539,6 +540,12 @@ class SqlRepository:
         row = await self.tx.fetchone(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = ?", player_id)
         return _player(row) if row else None
 
+    async def rename_player(self, player_id: str, display_name: str) -> PlayerRecord | None:
+        row = await self.tx.fetchone(
+            f"UPDATE players SET display_name = ? WHERE id = ? RETURNING {_PLAYER_COLUMNS}", display_name, player_id
+        )
+        return _player(row) if row else None
+
     async def find_player(self, issuer: str, subject: str) -> PlayerRecord | None:
         row = await self.tx.fetchone(
             f"SELECT {_PLAYER_COLUMNS} FROM players WHERE issuer = ? AND subject = ?", issuer, subject
@@ -583,6 +590,7 @@ class SqlUnitOfWork:
         self._repo = SqlRepository(self._tx)
         self._tables = SqlTableStore(self._tx)
         self._webhooks = SqlWebhookStore(self._tx)
+        self._records = SqlRecordStore(self._tx)
         return self
 
     @property
@@ -598,6 +606,11 @@ class SqlUnitOfWork:
     def webhooks(self) -> SqlWebhookStore:
         """Webhooks and their outbox, in this unit of work's transaction."""
         return self._webhooks
+
+    @property
+    def records(self) -> SqlRecordStore:
+        """Histories, leaderboards and deal statistics, in this unit of work's transaction."""
+        return self._records
 
     async def commit(self) -> None:
         await self._tx.commit()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, Text, UniqueConstraint, false, text
+from sqlalchemy import BigInteger, Column, DateTime, Float, Index, Integer, Text, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
 
@@ -314,6 +314,91 @@ class WebhookDeliveryRow(SQLModel, table=True):
     claim_token: str | None = Field(default=None, max_length=36, nullable=True)
     last_error: str | None = Field(default=None, max_length=255, nullable=True)
     finished_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
+
+
+RECORDS_LEAD_WHERE = "lead"
+"""One row per game or match (migration 0008): what an export lists once."""
+
+
+class RecordRow(SQLModel, table=True):
+    """One player's finished solitaire game (``kind`` ``game``), round (``round``) or card Golf match (``match``),
+    written with the move that finished it (``golf.app.recording``). The player's rows in ``id`` order are in the
+    order they were committed (the writer holds the player's row lock): history pages never skip one."""
+
+    __tablename__ = "records"
+    __table_args__ = (
+        UniqueConstraint("kind", "record_id", "player_id", name="uq_records_record_player"),
+        Index("ix_records_player", "player_id", "id"),
+        Index("ix_records_export", "finished_at", "id", **_partial(RECORDS_LEAD_WHERE)),
+    )
+
+    id: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer(), "sqlite"), primary_key=True, autoincrement=True),
+    )
+    player_id: str = Field(max_length=36)
+    issuer: str = Field(max_length=255)
+    kind: str = Field(max_length=8)
+    record_id: str = Field(max_length=36)
+    lead: bool
+    preset: str = Field(max_length=64)
+    result: str = Field(max_length=8)
+    score: int
+    par: int | None = Field(default=None, nullable=True)
+    place: int | None = Field(default=None, nullable=True)
+    players: int | None = Field(default=None, nullable=True)
+    holes: int
+    moves: int
+    hints: int
+    undos: int
+    duration_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    started_at: datetime = Field(sa_column=_when())
+    finished_at: datetime = Field(sa_column=_when())
+    deal_id: str | None = Field(default=None, max_length=36, nullable=True)
+    rated: bool
+
+
+class BoardEntryRow(SQLModel, table=True):
+    """A player's place on a leaderboard (``golf.app.boards``): the board's order is ``(k1, k2, k3, reached_at,
+    player_id)`` ascending; the other columns are what the entry shows. ``qualifier`` is what a minimum filters
+    on (holes played, on the points-per-hole board)."""
+
+    __tablename__ = "board_entries"
+    __table_args__ = (Index("ix_board_entries_rank", "board", "k1", "k2", "k3", "reached_at", "player_id"),)
+
+    board: str = Field(primary_key=True, max_length=160)
+    player_id: str = Field(primary_key=True, max_length=36)
+    issuer: str = Field(max_length=255)
+    k1: int = Field(sa_column=Column(BigInteger, nullable=False))
+    k2: int = Field(sa_column=Column(BigInteger, nullable=False))
+    k3: int = Field(sa_column=Column(BigInteger, nullable=False))
+    reached_at: datetime = Field(sa_column=_when())
+    qualifier: int
+    record_id: str | None = Field(default=None, max_length=36, nullable=True)
+    score: int
+    duration_ms: int = Field(sa_column=Column(BigInteger, nullable=False))
+    assists: int
+    matches: int
+    wins: int
+    holes: int
+    points: int
+    mu: float = Field(sa_column=Column(Float, nullable=False))
+    sigma: float = Field(sa_column=Column(Float, nullable=False))
+
+
+class DealStatsRow(SQLModel, table=True):
+    """Players' finished games on a solitaire deal, summed (``win_ppm``: wins per million plays, for ordering)."""
+
+    __tablename__ = "deal_stats"
+    __table_args__ = (Index("ix_deal_stats_rate", "preset", "win_ppm", "plays", "deal_id"),)
+
+    deal_id: str = Field(primary_key=True, max_length=36)
+    preset: str = Field(max_length=64)
+    plays: int = Field(sa_column=Column(BigInteger, nullable=False))
+    wins: int = Field(sa_column=Column(BigInteger, nullable=False))
+    score_sum: int = Field(sa_column=Column(BigInteger, nullable=False))
+    duration_ms_sum: int = Field(sa_column=Column(BigInteger, nullable=False))
+    win_ppm: int
 
 
 metadata = SQLModel.metadata

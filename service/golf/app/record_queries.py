@@ -1,0 +1,263 @@
+"""Queries of the records: a player's history, leaderboard pages with the caller's own rank, deal statistics.
+
+Players of a private portal (an issuer in ``private_issuers``) are on no public board, and their histories are
+shown only to themselves and to players of the same issuer.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from enum import Enum
+from typing import Any
+
+from golf.app.boards import (
+    ALL_PRESETS,
+    RATING_BOARD,
+    BoardEntry,
+    Period,
+    deal_board,
+    points_board,
+    rounds_board,
+    wins_board,
+)
+from golf.app.errors import InvalidArgument, NotFound
+from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord
+from golf.app.identity import Caller
+from golf.app.ports import Clock, UnitOfWork, UnitOfWorkFactory
+from golf.app.quoting import shown
+from golf.app.records import DealRecord
+from golf.app.solitaire import check_page_size
+
+ME = "me"
+DEFAULT_PRESET = "standard"
+DEFAULT_MIN_HOLES = 9
+DEFAULT_MIN_PLAYS = 10
+
+
+class BoardKind(Enum):
+    DEAL = "deal"
+    DAILY_DEAL = "daily_deal"
+    ROUNDS = "rounds"
+    MATCH_WINS = "match_wins"
+    POINTS_PER_HOLE = "points_per_hole"
+    RATING = "rating"
+
+
+@dataclass(frozen=True, slots=True)
+class BoardQuery:
+    """Which board, whose entries, which page."""
+
+    kind: BoardKind
+    deal_id: str = ""
+    day: str = ""
+    preset: str = ""
+    holes: int = 0
+    period: Period = Period.ALL_TIME
+    min_holes: int = 0
+    portal_only: bool = False
+    page_size: int = 0
+    page_token: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    rank: int
+    entry: BoardEntry
+    display_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoardPage:
+    entries: list[Ranked]
+    next_page_token: str
+    caller: Ranked | None
+    deal_id: str = ""
+    """DAILY_DEAL: the day's deal."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealReport:
+    deal: DealRecord
+    stats: DealStats
+
+
+# -- page tokens: opaque to clients, bound to what they page ------------------------------------------------------
+def _encode(scope: str, key: list[Any]) -> str:
+    raw = json.dumps([scope, *key], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode(token: str, scope: str, size: int) -> list[Any]:
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+    except (ValueError, binascii.Error):
+        data = None
+    if not isinstance(data, list) or len(data) != size + 1 or data[0] != scope:
+        raise InvalidArgument("pageToken", "not a page token of this list (page tokens go with the same filters)")
+    return data[1:]
+
+
+def _int(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or abs(value) >= 2**63:
+        raise InvalidArgument("pageToken", "not a page token of this list (page tokens go with the same filters)")
+    return value
+
+
+def _time(value: Any) -> datetime:
+    try:
+        at = datetime.fromisoformat(value)
+        if at.tzinfo is None:
+            raise ValueError("naive")
+        return at.astimezone(UTC)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidArgument("pageToken", "not a page token of this list") from None
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str) or len(value) > 64:
+        raise InvalidArgument("pageToken", "not a page token of this list")
+    return value
+
+
+class RecordQueries:
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, private_issuers: frozenset[str] = frozenset()) -> None:
+        self.uow = uow
+        self.clock = clock
+        self.private_issuers = private_issuers
+
+    # -- history ------------------------------------------------------------------------------------------------
+    async def history(
+        self, caller: Caller, player_id: str, query: HistoryFilter, page_size: int, page_token: str
+    ) -> tuple[list[PlayedRecord], str]:
+        """A page of ``player_id``'s history, newest first, and the next page's token ("" on the last)."""
+        size = check_page_size(page_size)
+        player = caller.player_id if player_id in (ME, caller.player_id) else player_id
+        scope = f"h:{player}"
+        before = _int(_decode(page_token, scope, 1)[0]) if page_token else None
+        async with self.uow() as uow:
+            if player != caller.player_id:
+                await self._check_visible(uow, caller, player)
+            rows = await uow.records.history(player, query, before, size + 1)
+        more = len(rows) > size
+        rows = rows[:size]
+        return rows, _encode(scope, [rows[-1].id]) if more else ""
+
+    async def _check_visible(self, uow: UnitOfWork, caller: Caller, player_id: str) -> None:
+        found = await uow.repo.get_player(player_id)
+        if found is None or (found.issuer in self.private_issuers and found.issuer != caller.issuer):
+            raise NotFound(f"no player {shown(player_id)}")
+
+    # -- leaderboards -------------------------------------------------------------------------------------------
+    def _scope(self, caller: Caller, portal_only: bool) -> BoardScope:
+        if portal_only:
+            return BoardScope(only=caller.issuer)
+        return BoardScope(hidden=tuple(sorted(self.private_issuers)))
+
+    async def leaderboard(self, caller: Caller, query: BoardQuery) -> BoardPage:
+        """A page of a board, ranked, with the caller's own entry when they are on it (in scope)."""
+        size = check_page_size(query.page_size)
+        scope = self._scope(caller, query.portal_only)
+        async with self.uow() as uow:
+            board, min_qualifier, deal_id = await self._board(uow, query)
+            if board is None:
+                return BoardPage([], "", None, deal_id)
+            token_scope = f"b:{board}:{min_qualifier}:{int(query.portal_only)}"
+            after = None
+            if query.page_token:
+                k1, k2, k3, at, player = _decode(query.page_token, token_scope, 5)
+                after = (_int(k1), _int(k2), _int(k3), _time(at), _str(player))
+            rows = await uow.records.board_page(board, scope, min_qualifier, after, size + 1)
+            more = len(rows) > size
+            rows = rows[:size]
+            first = 1
+            if rows and after is not None:
+                first = 1 + await uow.records.board_ahead(rows[0], scope, min_qualifier)
+            mine = (await uow.records.get_board_entries([(board, caller.player_id)])).get((board, caller.player_id))
+            mine_rank = None
+            if mine is not None and self._in_scope(mine, scope, min_qualifier):
+                on_page = next((i for i, e in enumerate(rows) if e.player_id == caller.player_id), None)
+                ahead = on_page + first - 1 if on_page is not None else None
+                if ahead is None:
+                    ahead = await uow.records.board_ahead(mine, scope, min_qualifier)
+                mine_rank = ahead + 1
+            names = await uow.records.display_names([e.player_id for e in rows] + [caller.player_id])
+        ranked = [Ranked(first + i, e, names.get(e.player_id, "")) for i, e in enumerate(rows)]
+        token = ""
+        if more:
+            last = rows[-1]
+            token = _encode(token_scope, [last.k1, last.k2, last.k3, last.reached_at.isoformat(), last.player_id])
+        own = None
+        if mine is not None and mine_rank is not None:
+            own = Ranked(mine_rank, mine, names.get(caller.player_id, ""))
+        return BoardPage(ranked, token, own, deal_id)
+
+    @staticmethod
+    def _in_scope(entry: BoardEntry, scope: BoardScope, min_qualifier: int) -> bool:
+        if scope.only is not None and entry.issuer != scope.only:
+            return False
+        return entry.issuer not in scope.hidden and entry.qualifier >= min_qualifier
+
+    async def _board(self, uow: UnitOfWork, query: BoardQuery) -> tuple[str | None, int, str]:
+        """The board's name (None: a daily deal not dealt yet), its minimum qualifier, and the deal it is of."""
+        kind = query.kind
+        if kind is BoardKind.DEAL:
+            if not query.deal_id:
+                raise InvalidArgument("dealId", "a deal's board needs dealId")
+            if await uow.repo.get_deal(query.deal_id) is None:
+                raise NotFound(f"no deal {shown(query.deal_id)}")
+            return deal_board(query.deal_id), 0, query.deal_id
+        if kind is BoardKind.DAILY_DEAL:
+            day = query.day or self.clock().date().isoformat()
+            try:
+                date.fromisoformat(day)
+            except ValueError:
+                raise InvalidArgument("day", f"day {shown(day)} is not a date (YYYY-MM-DD)") from None
+            deal_id = await uow.repo.daily_get(day, query.preset or DEFAULT_PRESET)
+            return (deal_board(deal_id) if deal_id else None), 0, deal_id or ""
+        if kind is BoardKind.ROUNDS:
+            holes = query.holes or 9
+            if holes not in (9, 18):
+                raise InvalidArgument("holes", "rounds have 9 or 18 holes")
+            return rounds_board(holes, query.preset or DEFAULT_PRESET, query.period, self.clock()), 0, ""
+        preset = query.preset or ALL_PRESETS
+        if kind is BoardKind.MATCH_WINS:
+            return wins_board(preset), 0, ""
+        if kind is BoardKind.POINTS_PER_HOLE:
+            return points_board(preset), query.min_holes or DEFAULT_MIN_HOLES, ""
+        return RATING_BOARD, 0, ""
+
+    # -- deal statistics ----------------------------------------------------------------------------------------
+    async def deal_stats(self, deal_id: str) -> DealReport:
+        async with self.uow() as uow:
+            deal = await uow.repo.get_deal(deal_id)
+            if deal is None:
+                raise NotFound(f"no deal {shown(deal_id)}")
+            stats = await uow.records.deal_stats(deal_id)
+        return DealReport(deal, stats or DealStats(deal_id, deal.preset, 0, 0, 0, 0))
+
+    async def list_deal_stats(
+        self, preset: str, hardest: bool, min_plays: int, page_size: int, page_token: str
+    ) -> tuple[list[DealReport], str]:
+        """Deals of ``preset`` with ``min_plays`` or more, hardest or easiest first (by win rate, then plays)."""
+        size = check_page_size(page_size)
+        preset = preset or DEFAULT_PRESET
+        plays = min_plays or DEFAULT_MIN_PLAYS
+        scope = f"d:{preset}:{int(hardest)}:{plays}"
+        after = None
+        if page_token:
+            rate, neg_plays, deal = _decode(page_token, scope, 3)
+            after = (_int(rate), _int(neg_plays), _str(deal))
+        async with self.uow() as uow:
+            rows = await uow.records.list_deal_stats(preset, hardest, plays, after, size + 1)
+            deals = await uow.repo.get_deals({stats.deal_id for stats, _ in rows[:size]})
+        more = len(rows) > size
+        rows = rows[:size]
+        token = ""
+        if more:
+            stats, ppm = rows[-1]
+            token = _encode(scope, [ppm if hardest else -ppm, -stats.plays, stats.deal_id])
+        return [DealReport(deals[s.deal_id], s) for s, _ in rows if s.deal_id in deals], token

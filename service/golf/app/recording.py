@@ -1,0 +1,260 @@
+"""Records written when a game, round or match finishes, in the transaction of the move that finished it: the
+players' history rows, their leaderboard entries, the deal's statistics and the card Golf ratings. A score exists
+only because the server saw the game finish; nothing else writes these rows.
+
+Ratings are Weng-Lin (openskill's Plackett-Luce model), made for games of more than two players. A match is rated
+when it was completed (not abandoned) with two seats or more: each person's rating moves, ranked by total points
+(ties share a rank; a player who resigned ranks last). Bots take part with a fixed rating of their level and are
+never rated themselves.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from openskill.models import PlackettLuce, PlackettLuceRating
+
+from golf.app.boards import (
+    ALL_PRESETS,
+    RATING_BOARD,
+    BoardEntry,
+    Period,
+    best,
+    deal_board,
+    match_entries,
+    points_board,
+    rating_entry,
+    rounds_board,
+    score_entry,
+    wins_board,
+)
+from golf.app.history import PlayedRecord, RecordKind, Result, duration_ms
+from golf.app.identity import LEGACY_OWNER, OWN_ISSUER
+from golf.app.ports import UnitOfWork
+from golf.app.records import GameRecord, RoundRecord, action_moves, effective
+from golf.app.tables.entries import SeatMoved
+from golf.app.tables.state import MatchEnd, Table, TableStatus
+
+BOT_RATINGS: dict[str, tuple[float, float]] = {"random": (10.0, 1.0), "greedy": (22.0, 1.0), "strong": (28.0, 1.0)}
+"""The fixed (mu, sigma) a bot of each level plays with in the rating (a new player starts at 25, 25/3)."""
+_DEFAULT_BOT = (22.0, 1.0)
+
+
+def game_moves(line: list[str]) -> int:
+    """Moves in effect at the end of a game (an AutoPlay run counts its moves)."""
+    return sum(len(action_moves(code)) for _, code in effective(list(enumerate(line))))
+
+
+class RecordKeeper:
+    """Writes the records of finished games, rounds and matches (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._model = PlackettLuce()
+
+    # -- solitaire ---------------------------------------------------------------------------------------------
+    async def game_finished(self, uow: UnitOfWork, game: GameRecord, preset: str) -> None:
+        """Record ``game``, which the present transaction finished (its row already says so), and its round when
+        it was the round's last hole."""
+        if game.owner_id == LEGACY_OWNER or game.finished_at is None:
+            return
+        issuer = (await uow.records.lock_players([game.owner_id])).get(game.owner_id, OWN_ISSUER)
+        finished = game.finished_at
+        took = duration_ms(game.created_at, finished)
+        hints = game.hints_used + game.autoplay_assists
+        won = game.status == "won"
+        played = PlayedRecord(
+            game.owner_id,
+            issuer,
+            RecordKind.GAME,
+            game.id,
+            True,
+            preset,
+            Result.WON if won else Result.LOST,
+            game.score,
+            1,
+            game_moves(game.line),
+            hints,
+            game.undos_used,
+            took,
+            game.created_at,
+            finished,
+            not game.practice,
+            deal_id=game.deal_id,
+        )
+        records = [played]
+        entries: list[BoardEntry] = []
+        await uow.records.add_deal_result(game.deal_id, preset, won, game.score, took)
+        if played.rated:
+            board = deal_board(game.deal_id)
+            entries.append(
+                score_entry(board, game.owner_id, issuer, game.score, took, hints + game.undos_used, finished, game.id)
+            )
+        round_ = await uow.repo.get_round(game.round_id) if game.round_id else None
+        if round_ is not None and game.hole == round_.holes:
+            total = await self._round_record(uow, round_, issuer, finished)
+            records.append(total)
+            for period in Period:
+                entries.append(
+                    score_entry(
+                        rounds_board(round_.holes, round_.preset, period, finished),
+                        game.owner_id,
+                        issuer,
+                        total.score,
+                        total.duration_ms,
+                        total.hints + total.undos,
+                        finished,
+                        round_.id,
+                    )
+                )
+        await uow.records.add_records(records)
+        await self._keep_best(uow, entries)
+
+    async def _round_record(
+        self, uow: UnitOfWork, round_: RoundRecord, issuer: str, finished: datetime
+    ) -> PlayedRecord:
+        games = await uow.repo.round_games(round_.id)  # this transaction's change to the last hole included
+        total = sum(g.score for g in games)
+        return PlayedRecord(
+            round_.owner_id,
+            issuer,
+            RecordKind.ROUND,
+            round_.id,
+            True,
+            round_.preset,
+            Result.WON if total <= round_.par else Result.LOST,
+            total,
+            round_.holes,
+            sum(game_moves(g.line) for g in games),
+            sum(g.hints_used + g.autoplay_assists for g in games),
+            sum(g.undos_used for g in games),
+            duration_ms(round_.created_at, finished),
+            round_.created_at,
+            finished,
+            all(not g.practice for g in games),
+            par=round_.par,
+        )
+
+    async def _keep_best(self, uow: UnitOfWork, entries: list[BoardEntry]) -> None:
+        if not entries:
+            return
+        held = await uow.records.get_board_entries([(e.board, e.player_id) for e in entries])
+        better = [e for e in entries if best(held.get((e.board, e.player_id)), e) is not None]
+        await uow.records.put_board_entries(better)
+
+    # -- card Golf ---------------------------------------------------------------------------------------------
+    async def match_finished(
+        self, uow: UnitOfWork, table_id: str, created_at: datetime, before: Table, after: Table, at: datetime
+    ) -> None:
+        """Record the match of ``after`` when the present transaction ended it: a row per person seated, and
+        for a rated match their board entries and ratings."""
+        if after.status is not TableStatus.OVER or before.status is TableStatus.OVER:
+            return
+        people = [(s, seat.player_id) for s, seat in enumerate(after.seats) if seat.player_id is not None]
+        if not people:
+            return
+        issuers = await uow.records.lock_players(sorted({p for _, p in people}))
+        totals = after.sheet.totals
+        moves = await self._moves_by_seat(uow, table_id)
+        rated = after.end is MatchEnd.COMPLETED and len(after.seats) >= 2
+        preset = after.options.preset
+        holes = len(after.sheet.holes)
+        records = []
+        for n, (seat, player) in enumerate(people):
+            place = 1 + sum(t < totals[seat] for t in totals)
+            shared = sum(t == totals[seat] for t in totals) > 1
+            resigned = after.seats[seat].resigned
+            result = Result.LOST if resigned or place > 1 else Result.DRAWN if shared else Result.WON
+            records.append(
+                PlayedRecord(
+                    player,
+                    issuers.get(player, OWN_ISSUER),
+                    RecordKind.MATCH,
+                    table_id,
+                    n == 0,
+                    preset,
+                    result,
+                    totals[seat],
+                    holes,
+                    moves.get(seat, 0),
+                    0,
+                    0,
+                    duration_ms(created_at, at),
+                    created_at,
+                    at,
+                    rated,
+                    place=place,
+                    players=len(after.seats),
+                )
+            )
+        await uow.records.add_records(records)
+        if rated:
+            await self._rate(uow, after, people, records, at)
+
+    async def _moves_by_seat(self, uow: UnitOfWork, table_id: str) -> dict[int, int]:
+        counts: dict[int, int] = {}
+        for logged in await uow.tables.get_entries(table_id):
+            if isinstance(logged.entry, SeatMoved):
+                counts[logged.entry.seat] = counts.get(logged.entry.seat, 0) + 1
+        return counts
+
+    async def _rate(
+        self,
+        uow: UnitOfWork,
+        table: Table,
+        people: list[tuple[int, str]],
+        records: list[PlayedRecord],
+        at: datetime,
+    ) -> None:
+        preset = table.options.preset
+        keys = [(b, p) for _, p in people for b in (wins_board(preset), points_board(preset))]
+        keys += [(b, p) for _, p in people for b in (wins_board(ALL_PRESETS), points_board(ALL_PRESETS))]
+        keys += [(RATING_BOARD, p) for _, p in people]
+        held = await uow.records.get_board_entries(keys)
+        entries: list[BoardEntry] = []
+        for (_, player), record in zip(people, records, strict=True):
+            won = record.result is Result.WON
+            for suffix in (preset, ALL_PRESETS):
+                entries += match_entries(
+                    held.get((wins_board(suffix), player)),
+                    held.get((points_board(suffix), player)),
+                    suffix,
+                    player,
+                    record.issuer,
+                    won,
+                    record.holes,
+                    record.score,
+                    at,
+                )
+        entries += self._ratings(table, people, records, held, at)
+        await uow.records.put_board_entries(entries)
+
+    def _ratings(
+        self,
+        table: Table,
+        people: list[tuple[int, str]],
+        records: list[PlayedRecord],
+        held: dict[tuple[str, str], BoardEntry],
+        at: datetime,
+    ) -> list[BoardEntry]:
+        """Every seat's rating before the match, the match's ranks, and the people's entries after it."""
+        totals = table.sheet.totals
+        worst = max(totals) + 1
+        teams: list[list[PlackettLuceRating]] = []
+        ranks: list[float] = []
+        by_seat = dict(people)
+        for seat, state in enumerate(table.seats):
+            player = by_seat.get(seat)
+            if player is not None:  # a person, also one who resigned (a bot plays on for them)
+                old = held.get((RATING_BOARD, player))
+                rating = self._model.rating() if old is None else self._model.rating(old.mu, old.sigma)
+            else:
+                mu, sigma = BOT_RATINGS.get(state.bot or "", _DEFAULT_BOT)
+                rating = self._model.rating(mu, sigma)
+            teams.append([rating])
+            ranks.append(float(worst if state.resigned else totals[seat]))
+        rated = self._model.rate(teams, ranks=ranks)
+        out = []
+        for (seat, player), record in zip(people, records, strict=True):
+            new = rated[seat][0]
+            out.append(rating_entry(held.get((RATING_BOARD, player)), player, record.issuer, new.mu, new.sigma, at))
+        return out
