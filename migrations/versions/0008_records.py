@@ -80,9 +80,7 @@ def upgrade() -> None:
         sa.Column("mu", sa.Float, nullable=False),
         sa.Column("sigma", sa.Float, nullable=False),
     )
-    op.create_index(
-        "ix_board_entries_rank", "board_entries", ["board", "k1", "k2", "k3", "reached_at", "player_id"]
-    )
+    op.create_index("ix_board_entries_rank", "board_entries", ["board", "k1", "k2", "k3", "reached_at", "player_id"])
     op.create_table(
         "deal_stats",
         sa.Column("deal_id", sa.String(36), primary_key=True),

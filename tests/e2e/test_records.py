@@ -95,7 +95,7 @@ def test_a_finished_game_is_in_the_history_on_its_deals_board_and_in_its_stats(p
     names = {e.player_id: e.display_name for e in board.entries}
     assert names[ann.player_id] == "Ann the Bold"
     assert board.caller_entry.player_id == bob.player_id
-    assert board.caller_entry.rank == [e.rank for e in board.entries if e.player_id == bob.player_id][0]
+    assert board.caller_entry.rank == next(e.rank for e in board.entries if e.player_id == bob.player_id)
 
     stats = ann.call("GetDealStats", rpb.GetDealStatsRequest(deal_id=game.deal_id)).expect_ok().stats
     wins = sum(g.status == solitaire_pb2.GAME_STATUS_WON for g in (game, again))
