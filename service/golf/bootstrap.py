@@ -36,12 +36,14 @@ from golf.adapters.webhook_sender import SenderSettings, WebhookSender
 from golf.api.handlers import SolitaireHandlers
 from golf.api.player_handlers import PlayerHandlers
 from golf.api.record_handlers import RecordHandlers
+from golf.api.replay_handlers import ReplayHandlers
 from golf.api.rpc import Rpc
 from golf.api.table_handlers import TableHandlers
 from golf.api.table_watch import watch_rpcs
 from golf.api.webhook_handlers import WebhookHandlers
 from golf.app.dealing import Dealer, DealSettings
 from golf.app.record_queries import RecordQueries
+from golf.app.replays import ReplayService
 from golf.app.services import build_services
 from golf.app.table_events import TableEvents
 from golf.app.table_service import TableService
@@ -136,7 +138,7 @@ def build(settings: Settings) -> Container:
     events = TableEvents(database, fanout.hub, settings.event_heartbeat_seconds)
     table_rpcs = TableHandlers(tables).rpcs() + watch_rpcs(events) + WebhookHandlers(webhooks).rpcs()
     queries = RecordQueries(database, utc_now, frozenset(settings.private_issuers))
-    record_rpcs = RecordHandlers(queries).rpcs()
+    record_rpcs = RecordHandlers(queries).rpcs() + ReplayHandlers(ReplayService(database, services.games)).rpcs()
     rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs() + table_rpcs + record_rpcs)
     return Container(
         database,

@@ -15,6 +15,7 @@ from golf.app.errors import (
     IdempotencyKeyReused,
     InvalidArgument,
     MoveRefused,
+    NotFinished,
     NotFound,
     PermissionDenied,
     RateLimited,
@@ -206,6 +207,9 @@ def to_api_error(err: AppError) -> ApiError:
         return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)
     if isinstance(err, RoundOver):
         body = errors_pb2.Error(reason=R.ERROR_REASON_ROUND_OVER, message=err.message)
+        return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)
+    if isinstance(err, NotFinished):
+        body = errors_pb2.Error(reason=R.ERROR_REASON_NOT_FINISHED, message=err.message)
         return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)
     if isinstance(err, Unauthenticated):
         body = errors_pb2.Error(reason=R.ERROR_REASON_UNAUTHENTICATED, message=err.message)

@@ -57,6 +57,11 @@ class RoundOver(AppError):
     """The round has no hole left to start."""
 
 
+class NotFinished(AppError):
+    """What was asked for exists and the caller may see it, but it is still being played: only a finished game,
+    round or match is replayed (its last step reveals what play still hides)."""
+
+
 class Unauthenticated(AppError):
     """No usable bearer token: missing (``invalid_token`` False), or malformed, badly signed, expired, of an
     unknown issuer or for another audience (``invalid_token`` True)."""
