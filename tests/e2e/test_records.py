@@ -9,32 +9,15 @@ from collections.abc import Iterator
 import pytest
 
 from golf.v1 import card_golf_pb2 as cg
-from golf.v1 import player_service_pb2 as ppb
-from golf.v1 import player_service_pb2_grpc, record_service_pb2_grpc, solitaire_pb2
 from golf.v1 import record_service_pb2 as rpb
+from golf.v1 import solitaire_pb2
 from tests.e2e.identity import new_client
-from tests.e2e.support import Client, R, Reply, Server, ServiceCalls, choose_move, move_request, pb
+from tests.e2e.records import Records
+from tests.e2e.support import Client, R, Reply, Server, choose_move, move_request, pb
 from tests.e2e.tables import Tables
 
-SERVICE = rpb.DESCRIPTOR.services_by_name["RecordService"]
-PLAYERS = ppb.DESCRIPTOR.services_by_name["PlayerService"]
 PRESET = "wrap"
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
-
-
-class Records(ServiceCalls):
-    def __init__(self, client: Client) -> None:
-        super().__init__(client, SERVICE, rpb, record_service_pb2_grpc.RecordServiceStub)
-        self.players = ServiceCalls(client, PLAYERS, ppb, player_service_pb2_grpc.PlayerServiceStub)
-
-    def history(self, player_id: str = "me", **fields: object) -> Reply:
-        return self.call("ListHistory", rpb.ListHistoryRequest(player_id=player_id, **fields))
-
-    def board(self, **fields: object) -> Reply:
-        return self.call("GetLeaderboard", rpb.GetLeaderboardRequest(**fields))
-
-    def rename(self, name: str, player_id: str = "me") -> Reply:
-        return self.players.call("SetDisplayName", ppb.SetDisplayNameRequest(player_id=player_id, display_name=name))
 
 
 @pytest.fixture(params=["rest", "grpc"])

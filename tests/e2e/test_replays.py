@@ -14,38 +14,17 @@ from google.protobuf import json_format
 
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import record_service_pb2 as rpb
-from golf.v1 import record_service_pb2_grpc, solitaire_pb2
+from golf.v1 import solitaire_pb2
 from tests.e2e.identity import QUICK_RULES, finish, new_client, quick_game
-from tests.e2e.support import Client, R, Reply, Rest, Server, ServiceCalls, choose_move, move_request, new_key, pb
+from tests.e2e.records import Records
+from tests.e2e.support import Client, R, Reply, Rest, Server, choose_move, move_request, new_key, pb
 from tests.e2e.tables import Knowledge, Tables, check_hidden
 from tests.e2e.test_hidden_information import Seen, check_payload
 
-SERVICE = rpb.DESCRIPTOR.services_by_name["RecordService"]
 GAME, ROUND, MATCH = rpb.RECORD_KIND_SOLITAIRE_GAME, rpb.RECORD_KIND_SOLITAIRE_ROUND, rpb.RECORD_KIND_CARD_GOLF_MATCH
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
 MATCH_SECONDS = 60.0
 """How long a match of bots may take to be played out by the server's table clock."""
-
-
-class Records(ServiceCalls):
-    """The RecordService RPCs this test calls, for ``client``'s player over ``client``'s transport."""
-
-    def __init__(self, client: Client) -> None:
-        super().__init__(client, SERVICE, rpb, record_service_pb2_grpc.RecordServiceStub)
-
-    def replay(self, record_id: str, kind: int, first: int = 0, most: int = 0) -> Reply:
-        req = rpb.GetReplayRequest(record_id=record_id, kind=kind, first_step=first, max_steps=most)  # type: ignore[arg-type]
-        return self.call("GetReplay", req)
-
-    def whole(self, record_id: str, kind: int, page: int = 500) -> list[rpb.ReplayStep]:
-        """Every step of the replay, ``page`` at a time."""
-        steps: list[rpb.ReplayStep] = []
-        while True:
-            got = self.replay(record_id, kind, len(steps), page).expect_ok()
-            steps += got.steps
-            if len(steps) >= got.total_steps:
-                assert len(steps) == got.total_steps and [s.index for s in steps] == list(range(len(steps)))
-                return steps
 
 
 @pytest.fixture(params=["rest", "grpc"])

@@ -3,7 +3,9 @@ server's clock for each hole, the next hole only once the current one is over, e
 
 from __future__ import annotations
 
+from golf.v1 import record_service_pb2 as rpb
 from golf.v1 import solitaire_pb2
+from tests.e2e.records import Records
 from tests.e2e.support import Board, Client, Grpc, R, Rest, choose_move, move_request, pb
 
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
@@ -76,6 +78,17 @@ def test_nine_hole_round_played_to_the_end(rest: Rest, grpc_client: Grpc) -> Non
     # A finished round stays as it ended; the holes' clocks are stopped.
     later = grpc_client.get_round(rnd.id).expect_ok().round
     assert later.status == ROUND_FINISHED and later.played == rnd.played and later.total == rnd.total
+    # The round is in the player's history beside its nine games, and on the rounds boards of every period.
+    records = Records(rest)
+    history = records.history(family=rpb.GAME_FAMILY_SOLITAIRE).expect_ok().entries
+    (entry,) = [e for e in history if e.kind == rpb.RECORD_KIND_SOLITAIRE_ROUND]
+    assert (entry.record_id, entry.score, entry.par, entry.holes) == (rnd.id, rnd.total, 45, 9)
+    assert entry.result == (rpb.RECORD_RESULT_WON if rnd.total <= 45 else rpb.RECORD_RESULT_LOST)
+    assert {e.record_id for e in history} >= {g.id for g in finished}
+    for period in (rpb.LEADERBOARD_PERIOD_ALL_TIME, rpb.LEADERBOARD_PERIOD_WEEK, rpb.LEADERBOARD_PERIOD_MONTH):
+        board = Records(grpc_client).board(kind=rpb.LEADERBOARD_KIND_ROUNDS, preset=PRESET, period=period)
+        own = board.expect_ok().caller_entry
+        assert (own.record_id, own.score, own.player_id) == (rnd.id, rnd.total, rest.player_id)
 
 
 def test_eighteen_hole_round(client: Client) -> None:
