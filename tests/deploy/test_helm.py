@@ -206,5 +206,6 @@ def test_the_settings_the_chart_renders_are_valid(
     issuers = [TrustedIssuer(t.issuer, t.audience, t.public_key, t.jwks_url, tuple(t.algorithms))
                for t in settings.trusted_issuers]  # fmt: skip
     assert [t.issuer for t in issuers] == [t["issuer"] for t in values.get("config", {}).get("trustedIssuers", [])]
+    assert settings.private_issuers == values.get("config", {}).get("privateIssuers", [])
     wanted = values.get("config", {}).get("rateLimits", {}).get("address")
     assert settings.rate_limit_address == (wanted or "200/second")
