@@ -12,7 +12,7 @@ from google.api import annotations_pb2
 from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-from golf.v1 import player_service_pb2, solitaire_service_pb2
+from golf.v1 import player_service_pb2, record_service_pb2, solitaire_service_pb2
 from tests.e2e.support import Server, health_status
 
 SERVICE = solitaire_service_pb2.DESCRIPTOR.services_by_name["SolitaireService"]
@@ -40,6 +40,16 @@ PLAYER_ROUTES = {
     "RefreshToken": ("post", "/v1/tokens:refresh"),
     "RevokeToken": ("post", "/v1/tokens:revoke"),
     "GetPlayer": ("get", "/v1/players/{playerId}"),
+    "SetDisplayName": ("post", "/v1/players/{playerId}:setDisplayName"),
+}
+RECORDS = record_service_pb2.DESCRIPTOR.services_by_name["RecordService"]
+RECORD_ROUTES = {
+    "ListHistory": ("get", "/v1/players/{playerId}/history"),
+    "GetLeaderboard": ("get", "/v1/leaderboards"),
+    "GetDealStats": ("get", "/v1/deals/{dealId}/stats"),
+    "ListDealStats": ("get", "/v1/dealStats"),
+    "GetReplay": ("get", "/v1/replays/{recordId}"),
+    "ExportRecords": ("get", "/v1/records:export"),
 }
 PUBLIC = {"CreateGuest", "RefreshToken", "RevokeToken"}
 """The RPCs callable without an access token."""
@@ -48,7 +58,7 @@ LISTING = {"pageSize", "pageToken", "preset", "status", "createdAfter", "created
 QUERY = {"ListGames": LISTING, "ListRounds": LISTING, "GetDailyDeal": {"preset"}}
 
 
-@pytest.mark.parametrize(("service", "routes"), [(SERVICE, ROUTES), (PLAYERS, PLAYER_ROUTES)])
+@pytest.mark.parametrize(("service", "routes"), [(SERVICE, ROUTES), (PLAYERS, PLAYER_ROUTES), (RECORDS, RECORD_ROUTES)])
 def test_routes_cover_every_rpc_as_the_proto_declares_them(service: Any, routes: dict[str, Any]) -> None:
     """Each RPC's `google.api.http` option (what a gateway such as Envoy's transcoder reads) states the route the
     REST gateway serves, unchanged since the routes were first published."""
