@@ -21,6 +21,7 @@ from grpc_health.v1 import health_pb2
 
 from golf.adapters.auth.keys import load_signing_key
 from golf.adapters.auth.tokens import Tokens, TrustedIssuer
+from golf.adapters.db.record_index import SqlRecordIndex
 from golf.adapters.db.repository import Database
 from golf.adapters.edge import Edge
 from golf.adapters.grpc_server import build_grpc_server
@@ -33,6 +34,7 @@ from golf.adapters.solver_pool import ProcessPoolSolver
 from golf.adapters.table_clock import TableClock
 from golf.adapters.table_fanout import TableFanout
 from golf.adapters.webhook_sender import SenderSettings, WebhookSender
+from golf.api.export_handlers import ExportHandlers
 from golf.api.handlers import SolitaireHandlers
 from golf.api.player_handlers import PlayerHandlers
 from golf.api.record_handlers import RecordHandlers
@@ -42,6 +44,7 @@ from golf.api.table_handlers import TableHandlers
 from golf.api.table_watch import watch_rpcs
 from golf.api.webhook_handlers import WebhookHandlers
 from golf.app.dealing import Dealer, DealSettings
+from golf.app.exports import Exporter
 from golf.app.record_queries import RecordQueries
 from golf.app.replays import ReplayService
 from golf.app.services import build_services
@@ -139,6 +142,7 @@ def build(settings: Settings) -> Container:
     table_rpcs = TableHandlers(tables).rpcs() + watch_rpcs(events) + WebhookHandlers(webhooks).rpcs()
     queries = RecordQueries(database, utc_now, frozenset(settings.private_issuers))
     record_rpcs = RecordHandlers(queries).rpcs() + ReplayHandlers(ReplayService(database, services.games)).rpcs()
+    record_rpcs += ExportHandlers(Exporter(database, SqlRecordIndex(database), settings.private_issuers)).rpcs()
     rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs() + table_rpcs + record_rpcs)
     return Container(
         database,

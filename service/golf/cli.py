@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "golf.commands.migrate",
     "golf.commands.solve",
     "golf.commands.simulate",
+    "golf.commands.verify",
 )
 
 

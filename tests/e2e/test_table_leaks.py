@@ -1079,6 +1079,7 @@ class Match:
         seed = self.read_seed(self.table_id)
         assert len(seed) >= 16
         publics: dict[int, tuple[tuple[Any, ...], str]] = {}
+        commitments: dict[str, str] = {}  # every table of the match shows one commitment, from creation to end
         for viewer in self._viewers():
             assert viewer.reader is not None
             events = viewer.reader.payloads
@@ -1108,10 +1109,18 @@ class Match:
             if viewer is self.spectator:
                 self.tally.powers.update(sight.powers)
             for payload in [*viewer.payloads, *events]:
-                assert not payload.holds(seed), f"LEAK: the match seed in {Where(payload, viewer.name)}"
-                for table in tables_in(payload.message):
-                    if table.id != self.table_id:
-                        continue
+                mine = [table for table in tables_in(payload.message) if table.id == self.table_id]
+                # The seed only in a table of the match that is over (in its ``seed``); the commitment from the start.
+                if payload.holds(seed):
+                    assert mine and all(t.status == OVER for t in mine), (
+                        f"LEAK: the match seed in {Where(payload, viewer.name)}"
+                    )
+                for table in mine:
+                    assert table.seed == (seed if table.status == OVER else ""), (
+                        f"seed in {Where(payload, viewer.name)}"
+                    )
+                    assert table.shuffle_algorithm == "golf-shuffle-v1" and len(table.commitment) == 64
+                    assert commitments.setdefault(self.table_id, table.commitment) == table.commitment
                     part, said = public_part(table), f"{payload.what} to {viewer.name}"
                     seen = publics.setdefault(int(table.version), (part, said))
                     assert seen[0] == part, f"version {table.version}: {said} differs from {seen[1]}"

@@ -18,7 +18,7 @@ from golf.adapters.openapi_rules import (
     value_keywords,
 )
 from golf.api.contract import comment
-from golf.api.rpc import Rpc
+from golf.api.rpc import NDJSON, Rpc
 
 _WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.Any": {
@@ -277,6 +277,40 @@ def _event_stream(rpc: Rpc, extra: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _ndjson_stream(rpc: Rpc, extra: dict[str, Any]) -> None:
+    """A server-streaming RPC served as newline-delimited JSON: its 200 is one line per message of the stream, the
+    message's data (the response's one message field, e.g. a ``Record``) in proto3 JSON; a stream that ends with a
+    refusal ends with a line ``{"error": Error}``. The ``schema`` describes one line (as for Server-Sent Events:
+    OpenAPI 3.1 tools read a sequential media type's schema as one item's)."""
+    response: Descriptor = rpc.response.DESCRIPTOR
+    members = [f for f in response.fields if f.message_type is not None]
+    names = ", ".join(f"`{f.message_type.full_name}`" for f in members)
+    error_line = {
+        "type": "object",
+        "properties": {"error": {"$ref": REF + "golf.v1.Error"}},
+        "required": ["error"],
+        "description": "The last line of a stream that ended with a refusal after it began",
+    }
+    extra["responses"]["200"] = {
+        "description": f"Newline-delimited JSON (`application/x-ndjson`), streamed: one line per message of the gRPC "
+        f"stream (`{response.full_name}`), each line a {names} in proto3 JSON. No lines when nothing matches. A "
+        "refusal before the first line is an ordinary JSON error; one after the stream began is its last line, "
+        '`{"error": Error}`, and a client must treat the export as incomplete.',
+        "headers": {
+            **extra["responses"]["200"]["headers"],
+            "Cache-Control": {"schema": {"type": "string"}, "description": "`no-cache`"},
+        },
+        "content": {
+            "application/x-ndjson": {
+                "schema": {
+                    "description": "One line of the stream",
+                    "oneOf": [*({"$ref": REF + f.message_type.full_name} for f in members), error_line],
+                }
+            }
+        },
+    }
+
+
 def rpc_openapi(rpc: Rpc) -> dict[str, Any]:
     """The operation's parameters, request body and responses for FastAPI's ``openapi_extra``."""
     desc = rpc.request.DESCRIPTOR
@@ -336,7 +370,9 @@ def rpc_openapi(rpc: Rpc) -> dict[str, Any]:
             "solver's budget; relax the request",
             **error,
         }
-    if rpc.stream is not None:
+    if rpc.stream is not None and rpc.rest_stream == NDJSON:
+        _ndjson_stream(rpc, extra)
+    elif rpc.stream is not None:
         params += _event_stream(rpc, extra)
     if rpc.http_method == "POST":
         body = _body_schema(desc, path_fields)

@@ -16,6 +16,8 @@ import json
 import logging
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
@@ -39,7 +41,7 @@ from golf.adapters.proto_json import memoise, to_json
 from golf.adapters.settings import Settings
 from golf.api.error_details import rest_body
 from golf.api.errors import ApiError, internal_error, invalid, method_not_allowed, to_api_error, too_large
-from golf.api.rpc import ItemStream, Rpc, StreamItem
+from golf.api.rpc import NDJSON, SSE, ItemStream, Rpc, StreamItem
 from golf.api.validation import check_request
 from golf.app.errors import AppError, NotFound
 from golf.v1 import errors_pb2
@@ -51,6 +53,7 @@ for _part in ("CardGolfRules", "TableSeat", "Grid", "GridCard", "ScoreSheet", "H
     memoise(f"golf.v1.{_part}")
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
+NDJSON_TYPE = "application/x-ndjson"
 RECONNECT_MS = 1000
 """The ``retry`` an event stream starts with: how long a browser's ``EventSource`` waits before reconnecting."""
 
@@ -158,20 +161,50 @@ def _sse_error(failure: ApiError) -> bytes:
     return f"{retry}event: error\ndata: ".encode() + to_json(rest_body(failure)) + b"\n\n"
 
 
-class _EventStream(StreamingResponse):
-    """A server stream as Server-Sent Events. The first item was taken before the response began (refusals are
-    plain JSON errors); the rest go out as they come. A refusal that ends the stream is its last event (``event:
-    error``). When the client hangs up, the stream is cancelled at once (not at its next write) and closed."""
+# -- server streams as newline-delimited JSON ------------------------------------------------------------------
+def _ndjson_line(item: StreamItem) -> bytes:
+    """One line: the proto3 JSON of the item's data (JSON escapes line breaks), then a line feed."""
+    return item.encoded("ndjson", lambda it: to_json(it.data) + b"\n")
 
-    def __init__(self, items: ItemStream, first: StreamItem, headers: dict[str, str]) -> None:
-        super().__init__(iter(()), media_type=EVENT_STREAM, headers=headers)
+
+def _ndjson_error(failure: ApiError) -> bytes:
+    """The last line of a stream that ends with a refusal: ``{"error": Error}``."""
+    return b'{"error":' + to_json(rest_body(failure)) + b"}\n"
+
+
+@dataclass(frozen=True, slots=True)
+class _Form:
+    """How a server stream is written over REST: its media type, what starts it, each item and a closing refusal."""
+
+    media_type: str
+    head: bytes
+    frame: Callable[[StreamItem], bytes]
+    error: Callable[[ApiError], bytes]
+
+
+_FORMS = {
+    SSE: _Form(EVENT_STREAM, f"retry: {RECONNECT_MS}\n".encode(), _sse_frame, _sse_error),
+    NDJSON: _Form(NDJSON_TYPE, b"", _ndjson_line, _ndjson_error),
+}
+
+
+class _ItemStream(StreamingResponse):
+    """A server stream in its REST form (Server-Sent Events or newline-delimited JSON). The first item was taken
+    before the response began (refusals are plain JSON errors); the rest go out as they come. A refusal that ends
+    the stream is its last event or line. When the client hangs up, the stream is cancelled at once (not at its next
+    write) and closed."""
+
+    def __init__(self, items: ItemStream, first: StreamItem, headers: dict[str, str], form: _Form) -> None:
+        super().__init__(iter(()), media_type=form.media_type, headers=headers)
         self.items = items
         self.first = first
+        self.form = form
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         streaming = asyncio.current_task()
         assert streaming is not None
         gone = False
+        form = self.form
 
         async def hang_up() -> None:
             nonlocal gone
@@ -183,19 +216,19 @@ class _EventStream(StreamingResponse):
         watch = asyncio.ensure_future(hang_up())
         try:
             await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-            first = f"retry: {RECONNECT_MS}\n".encode() + _sse_frame(self.first)
+            first = form.head + form.frame(self.first)
             await send({"type": "http.response.body", "body": first, "more_body": True})
             end = b""
             try:
                 async for item in self.items:
-                    await send({"type": "http.response.body", "body": _sse_frame(item), "more_body": True})
+                    await send({"type": "http.response.body", "body": form.frame(item), "more_body": True})
             except ApiError as err:
-                end = _sse_error(err)
+                end = form.error(err)
             except AppError as err:
-                end = _sse_error(to_api_error(err))
+                end = form.error(to_api_error(err))
             except Exception:
-                log.exception("unhandled error in an event stream")
-                end = _sse_error(internal_error())
+                log.exception("unhandled error in a server stream")
+                end = form.error(internal_error())
             await send({"type": "http.response.body", "body": end, "more_body": False})
         except asyncio.CancelledError:
             if not gone:
@@ -217,12 +250,15 @@ def _event_id(value: str) -> int:
 
 
 def _stream_route(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Any:
-    """A server-streaming RPC at its GET route, as Server-Sent Events. The request comes from the query and the
-    path, and the ``Last-Event-ID`` header sets the row's ``resume_from`` field (it wins over the query: it is what
-    the browser received last). Refusals before the stream starts are the usual JSON errors; a stream with nothing
-    to send (ever) is 204, which tells an ``EventSource`` to stop reconnecting."""
+    """A server-streaming RPC at its GET route, as Server-Sent Events or newline-delimited JSON (``rest_stream``).
+    The request comes from the query and the path, and for Server-Sent Events the ``Last-Event-ID`` header sets the
+    row's ``resume_from`` field (it wins over the query: it is what the browser received last). Refusals before the
+    stream starts are the usual JSON errors. An event stream with nothing to send (ever) is 204, which tells an
+    ``EventSource`` to stop reconnecting; a newline-delimited one is an empty 200 (no lines: nothing matched)."""
     assert rpc.stream is not None
     open_stream = rpc.stream
+    form = _FORMS[rpc.rest_stream]
+    events = rpc.rest_stream == SSE
     path_fields = rpc.route.path_fields
     observe = metrics.route(rpc.http_method, rpc.http_path).observe if metrics is not None else None
 
@@ -242,7 +278,7 @@ def _stream_route(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Any:
             if path_fields:
                 parse_object({f: request.path_params[f] for f in path_fields}, message)
             resumed = request.headers.get("last-event-id")
-            if rpc.resume_from and resumed is not None:
+            if events and rpc.resume_from and resumed is not None:
                 parse_object({rpc.resume_from: _event_id(resumed)}, message)
             check_request(message)
             items = await open_stream(message, ctx)
@@ -273,14 +309,17 @@ def _stream_route(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Any:
             headers[UNKNOWN_FIELDS_HEADER] = unknown_fields_header(unknown)
         if first is None:
             await items.aclose()
+            status = 204 if events else 200
             if observe is not None:
-                observe(204, perf_counter() - start)
-            return Response(status_code=204, headers=headers)
+                observe(status, perf_counter() - start)
+            if events:
+                return Response(status_code=204, headers=headers)
+            return Response(b"", media_type=form.media_type, headers=headers)
         if observe is not None:
             observe(200, perf_counter() - start)
         # No caching, and no buffering by a proxy (nginx reads X-Accel-Buffering): each event goes out as it comes.
         headers.update({"cache-control": "no-cache", "x-accel-buffering": "no"})
-        return _EventStream(items, first, headers)
+        return _ItemStream(items, first, headers, form)
 
     endpoint.__name__ = rpc.name
     return endpoint

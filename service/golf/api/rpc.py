@@ -39,8 +39,8 @@ T = TypeVar("T")
 class StreamItem:
     """One message of a server stream, ready for both transports: ``message`` (the RPC's response, for gRPC),
     and for Server-Sent Events its ``event`` name, its ``id`` (what a client resumes from; None: not resumable)
-    and the message its ``data`` is. The same item may go to many subscribers: ``encoded`` makes each encoding
-    once."""
+    and the message its ``data`` is (a newline-delimited JSON stream sends ``data`` alone, one per line). The same
+    item may go to many subscribers: ``encoded`` makes each encoding once."""
 
     message: Message
     event: str
@@ -49,7 +49,7 @@ class StreamItem:
     cache: dict[str, Any] = field(default_factory=dict)
 
     def encoded(self, form: str, encode: Callable[[StreamItem], T]) -> T:
-        """``encode(self)``, made once per ``form`` (``grpc``, ``sse``) and kept with the item."""
+        """``encode(self)``, made once per ``form`` (``grpc``, ``sse``, ``ndjson``) and kept with the item."""
         done = self.cache.get(form)
         if done is None:
             done = self.cache[form] = encode(self)
@@ -71,6 +71,12 @@ An ``ApiError`` or ``AppError`` raised by the stream ends it with that status.""
 
 async def _unary_only(request: Any, ctx: CallContext) -> Message:
     raise TypeError("a server-streaming RPC is served by its stream handler")
+
+
+SSE = "sse"
+"""A server stream over REST as Server-Sent Events (``text/event-stream``)."""
+NDJSON = "ndjson"
+"""A server stream over REST as newline-delimited JSON (``application/x-ndjson``)."""
 
 
 @dataclass(frozen=True)
@@ -95,12 +101,17 @@ class Rpc:
     """Of a server-streaming RPC: the Server-Sent Events ``event`` name of members of the response's ``oneof``
     (proto3 JSON name, event name) where it is not the member's own name (for the documentation; the handler's
     ``StreamItem`` says it for each message)."""
+    rest_stream: str = SSE
+    """Of a server-streaming RPC: its REST form, :data:`SSE` (Server-Sent Events, for live streams a browser follows)
+    or :data:`NDJSON` (newline-delimited JSON, one item's ``data`` per line, for exports read to their end)."""
 
     def event_name(self, member: str) -> str:
         """The Server-Sent Events ``event`` name of the response's ``oneof`` member ``member`` (JSON name)."""
         return dict(self.event_names).get(member, member)
 
     def __post_init__(self) -> None:
+        if self.rest_stream not in (SSE, NDJSON):
+            raise ValueError(f"{self.name}: rest_stream must be {SSE!r} or {NDJSON!r}")
         method = self.method
         if method.input_type is not self.request.DESCRIPTOR or method.output_type is not self.response.DESCRIPTOR:
             raise ValueError(f"{method.full_name}: the row's request or response type is not the contract's")
@@ -146,6 +157,7 @@ def streaming(
     public: bool = False,
     resume_from: str = "",
     event_names: tuple[tuple[str, str], ...] = (),
+    rest_stream: str = SSE,
 ) -> Rpc:
-    """The row of a server-streaming RPC."""
-    return Rpc(service, name, request, response, _unary_only, public, stream, resume_from, event_names)
+    """The row of a server-streaming RPC; ``rest_stream`` is its REST form (:data:`SSE` or :data:`NDJSON`)."""
+    return Rpc(service, name, request, response, _unary_only, public, stream, resume_from, event_names, rest_stream)

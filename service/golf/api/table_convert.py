@@ -50,6 +50,7 @@ from golf.engine.cardgolf.outcome import HoleResult
 from golf.engine.cardgolf.rules import GolfRules
 from golf.engine.cardgolf.state import EndReason, Phase, Source
 from golf.engine.cardgolf.view import SeatView
+from golf.engine.shuffle import ALGORITHM
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import cards_pb2
 
@@ -488,4 +489,9 @@ def table_to_proto(snapshot: TableSnapshot, into: cg.Table | None = None) -> cg.
     msg.seat_count = len(view.seats)
     if snapshot.seat is not None:
         msg.your_seat = snapshot.seat
+    # The commitment is the view's (made once per table); the seed is in the view only once the match is over.
+    msg.commitment = view.commitment
+    msg.shuffle_algorithm = ALGORITHM
+    if view.seed is not None:
+        msg.seed = view.seed
     return msg

@@ -64,6 +64,7 @@ from golf.engine.cardgolf import (
 from golf.engine.cardgolf.bots import make_bot
 from golf.engine.cardgolf.cards import Joker
 from golf.engine.cards import Card
+from golf.engine.shuffle import ALGORITHM, commitment
 
 SEED = "table-test-seed-7f3a"
 
@@ -158,7 +159,10 @@ def scan(table: Table, viewer: int | None) -> None:
         allowed.update(c for g in table.last_hole.grids for c in g)
         allowed.update(table.last_hole.discard)
     assert not cards - allowed, f"seat {viewer} sees {cards - allowed}"
-    assert not any(table.seed in s for s in strings)
+    # The match seed only in ``seed``, and only once the match is over; the commitment from the start.
+    assert tv.seed == (table.seed if table.status is TableStatus.OVER else None)
+    assert tv.commitment == commitment(ALGORITHM, table.seed, table.options.rules.canonical())
+    assert not any(table.seed in s for s in strings if s is not tv.seed)
     code = table.options.join_code
     assert code is None or not any(code in s for s in strings)
     if viewer is None or not table.seats[viewer].human:

@@ -1,6 +1,7 @@
 """What a viewer (a seat, or ``None`` for a spectator) sees of a table. Every hole position shown passes through
-the engine's one observation function (``golf.engine.cardgolf.view``); the seed, the stock's order and the
-face-down cards the viewer may not know never appear, and the join code is left to the host's own screens."""
+the engine's one observation function (``golf.engine.cardgolf.view``); the stock's order and the face-down cards
+the viewer may not know never appear, the match seed only once the match is over (its commitment from the start),
+and the join code is left to the host's own screens."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 
 from golf.app.errors import InvalidArgument
 from golf.app.memo import IdentityMemo
+from golf.app.tables.options import TableOptions
 from golf.app.tables.state import AWAY_SEAT_BOT, MatchEnd, Seat, Table, TableStatus
 from golf.engine.cardgolf.match import ScoreSheet
 from golf.engine.cardgolf.moves import Move
@@ -15,6 +17,7 @@ from golf.engine.cardgolf.outcome import HoleResult
 from golf.engine.cardgolf.rules import GolfRules
 from golf.engine.cardgolf.state import HoleState
 from golf.engine.cardgolf.view import SeatView, view
+from golf.engine.shuffle import ALGORITHM, commitment
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,31 @@ class TableView:
     missed_action: str = "bot"
     bot_delay_ms: int = 0
     """How long bots wait before each move (0: they move at once)."""
+    commitment: str = ""
+    """SHA-256 hex of the shuffle algorithm, the match seed and the rules' canonical text
+    (:func:`match_commitment`), shown from the table's creation."""
+    seed: str | None = None
+    """The match seed, revealed once the match is over (``None`` until then)."""
+
+
+_COMMITMENTS: IdentityMemo[TableOptions, dict[str, str]] = IdentityMemo(lambda _: {})
+"""Commitments by options object, then seed: a table keeps one options object for its life (stored options decode
+to one object), so every view of it finds its commitment with a lookup, never a hash of the rules' text."""
+_SEEDS_PER_OPTIONS = 1024
+"""Tables of the same options object (quick play's) remembered at once; past it the memo starts again."""
+
+
+def match_commitment(options: TableOptions, seed: str) -> str:
+    """The commitment of a match: ``golf.engine.shuffle.commitment`` of ``golf-shuffle-v1``, the match seed and the
+    rules' canonical text (``GolfRules.canonical``, which holds the number of holes). Every hole is dealt from this
+    seed (``golf.engine.cardgolf.match.deal_hole``), so one commitment covers the match. Computed once per table."""
+    made = _COMMITMENTS(options)
+    found = made.get(seed)
+    if found is None:
+        if len(made) >= _SEEDS_PER_OPTIONS:
+            made.clear()
+        found = made[seed] = commitment(ALGORITHM, seed, options.rules.canonical())
+    return found
 
 
 def view_for(table: Table, viewer: int | None) -> TableView:
@@ -100,6 +128,9 @@ def view_for(table: Table, viewer: int | None) -> TableView:
         missed_turns_limit=options.missed_turns_limit,
         missed_action=options.missed_action,
         bot_delay_ms=options.bot_delay_ms,
+        commitment=match_commitment(options, table.seed),
+        # The one place the seed reaches a view: only once the match is over, when the rules reveal it.
+        seed=table.seed if table.status is TableStatus.OVER else None,
     )
 
 

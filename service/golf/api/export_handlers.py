@@ -1,0 +1,100 @@
+"""``golf.v1.RecordService.ExportRecords``: the one handler of the export stream for both transports (gRPC's stream
+of ``ExportRecordsResponse``; over REST newline-delimited JSON, one ``Record`` per line) and its row of the RPC table.
+
+The request is checked and the export opened before anything is sent, so a bad request is an ordinary refusal;
+each record is converted once, as it is read, and never held after it is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from golf.api.record_convert import record_to_proto
+from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem, streaming
+from golf.app.errors import InvalidArgument
+from golf.app.exports import GAME, MATCH, Exported, Exporter, ExportQuery
+from golf.v1 import record_service_pb2 as pb
+
+SERVICE = pb.DESCRIPTOR.services_by_name["RecordService"].full_name
+RECORD = "record"
+"""The name of a record item (the ``ExportRecordsResponse`` member a line of the REST form is)."""
+_KINDS = {pb.GAME_FAMILY_UNSPECIFIED: None, pb.GAME_FAMILY_SOLITAIRE: GAME, pb.GAME_FAMILY_CARD_GOLF: MATCH}
+
+
+def _time(req: pb.ExportRecordsRequest, name: str) -> datetime | None:
+    if not req.HasField(name):  # type: ignore[arg-type]  # since and until are message fields
+        return None
+    stamp: Timestamp = getattr(req, name)
+    try:
+        return stamp.ToDatetime(tzinfo=UTC)
+    except (ValueError, OverflowError):
+        raise InvalidArgument(name, f"{name} must be a time between the years 1 and 9999") from None
+
+
+def export_query(req: pb.ExportRecordsRequest, ctx: CallContext) -> ExportQuery:
+    """The use case's query of a request (the contract's field rules already ran); refusals name the field."""
+    caller = ctx.player
+    kind = _KINDS.get(req.family)
+    if req.family not in _KINDS:
+        raise InvalidArgument("family", "family must be GAME_FAMILY_SOLITAIRE or GAME_FAMILY_CARD_GOLF")
+    return ExportQuery.build(
+        caller.player_id,
+        caller.issuer,
+        since=_time(req, "since"),
+        until=_time(req, "until"),
+        player_id=req.player_id or None,
+        preset=req.preset or None,
+        kind=kind,
+        max_records=req.max,
+    )
+
+
+class RecordItems:
+    """An export as the transports take it (``golf.api.rpc.ItemStream``): one item per record."""
+
+    def __init__(self, records: AsyncIterator[Exported]) -> None:
+        self._records = records
+
+    def __aiter__(self) -> RecordItems:
+        return self
+
+    async def __anext__(self) -> StreamItem:
+        item = await self._records.__anext__()
+        response = pb.ExportRecordsResponse()
+        response.record.CopyFrom(record_to_proto(item))
+        return StreamItem(response, RECORD, response.record)
+
+    async def aclose(self) -> None:
+        close = getattr(self._records, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class ExportHandlers:
+    """``ExportRecords``: the request checked here, before the first message; the records then go out as they are
+    read."""
+
+    def __init__(self, exporter: Exporter) -> None:
+        self.exporter = exporter
+
+    async def export_records(self, req: pb.ExportRecordsRequest, ctx: CallContext) -> ItemStream:
+        query = export_query(req, ctx)
+        return RecordItems(self.exporter.export(query))
+
+    def rpcs(self) -> list[Rpc]:
+        return [
+            streaming(
+                SERVICE,
+                "ExportRecords",
+                pb.ExportRecordsRequest,
+                pb.ExportRecordsResponse,
+                self.export_records,
+                rest_stream="ndjson",
+            )
+        ]
+
+
+__all__ = ["RECORD", "ExportHandlers", "RecordItems", "export_query"]
