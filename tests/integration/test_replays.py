@@ -23,7 +23,7 @@ from golf.api.table_convert import table_to_proto
 from golf.app.dealing import DealSettings
 from golf.app.errors import InvalidArgument, NotFinished, NotFound
 from golf.app.history import RecordKind
-from golf.app.identity import AccessToken, Caller
+from golf.app.identity import Caller
 from golf.app.records import GameSnapshot
 from golf.app.replays import ReplayService
 from golf.app.services import Services, build_services
@@ -39,6 +39,7 @@ from golf.v1 import solitaire_pb2
 from tests.e2e.support import Reply
 from tests.e2e.tables import Knowledge, check_hidden
 from tests.e2e.test_hidden_information import Seen, check_payload
+from tests.finished import NoLimits, Tokens
 from tests.integration.test_table_service import choose
 from tests.unit.app.test_tables import scan
 
@@ -52,16 +53,6 @@ GAME, ROUND, MATCH = rpb.RECORD_KIND_SOLITAIRE_GAME, rpb.RECORD_KIND_SOLITAIRE_R
 
 def now() -> datetime:
     return datetime.now(UTC)
-
-
-class NoLimits:
-    async def hit(self, limit: str, key: str) -> None:
-        return None
-
-
-class NoTokens:
-    def issue(self, player_id: str) -> AccessToken:
-        raise AssertionError("these tests sign no one in")
 
 
 @dataclass
@@ -91,7 +82,7 @@ class World:
 @pytest.fixture
 async def world(migrated_url: str) -> AsyncIterator[World]:
     db = Database(migrated_url, pool_size=4)
-    services = build_services(db, now, InlineSolver(), DealSettings(solver_budget=300_000), NoTokens(), NoLimits())
+    services = build_services(db, now, InlineSolver(), DealSettings(solver_budget=300_000), Tokens(), NoLimits())
     replays = ReplayService(db, services.games)
     yield World(services, services.tables, replays, ReplayHandlers(replays))
     await db.dispose()
