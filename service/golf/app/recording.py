@@ -52,12 +52,19 @@ class RecordKeeper:
         self._model = PlackettLuce()
 
     # -- solitaire ---------------------------------------------------------------------------------------------
-    async def game_finished(self, uow: UnitOfWork, game: GameRecord, preset: str) -> None:
+    async def hold_player(self, uow: UnitOfWork, player_id: str) -> str:
+        """Begin the transaction of a move that will finish a game of ``player_id``'s, holding the player's row
+        lock (their records are numbered in commit order), and return the player's issuer. Call it before the
+        move's first write, so that the move and its records commit together."""
+        if player_id == LEGACY_OWNER:
+            return OWN_ISSUER
+        return (await uow.records.lock_players([player_id])).get(player_id, OWN_ISSUER)
+
+    async def game_finished(self, uow: UnitOfWork, game: GameRecord, preset: str, issuer: str) -> None:
         """Record ``game``, which the present transaction finished (its row already says so), and its round when
-        it was the round's last hole."""
+        it was the round's last hole. ``issuer`` is what :meth:`hold_player` returned."""
         if game.owner_id == LEGACY_OWNER or game.finished_at is None:
             return
-        issuer = (await uow.records.lock_players([game.owner_id])).get(game.owner_id, OWN_ISSUER)
         finished = game.finished_at
         took = duration_ms(game.created_at, finished)
         hints = game.hints_used + game.autoplay_assists

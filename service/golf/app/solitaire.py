@@ -509,13 +509,16 @@ class SolitaireService:
             autoplay_assists=game.autoplay_assists + change.assisted,
         )
         entry = MoveRecord(game_id, seq, change.code, key, now)
+        # A move that finishes the game is stored with the game's records, in one transaction begun here (a move
+        # alone may be stored by one statement outside any transaction).
+        issuer = await self.records.hold_player(uow, game.owner_id) if game.finished_at is not None else None
         hints_used = await uow.repo.record_change(entry, game, old_version, change.undo_of)
         if hints_used is None:
             self._games.pop(game_id, None)
             raise _LostRace
         game.hints_used = hints_used
-        if game.finished_at is not None:
-            await self.records.game_finished(uow, game, snap.deal.preset)
+        if issuer is not None:
+            await self.records.game_finished(uow, game, snap.deal.preset, issuer)
         await uow.commit()
         self._remember(game, change.after)
         return GameSnapshot(game, snap.deal, change.after, now, change.made)

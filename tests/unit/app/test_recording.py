@@ -54,7 +54,8 @@ async def finish(store: FakeStore, played: GameRecord, preset: str = "standard")
     keeper = RecordKeeper()
     async with store() as uow:
         uow.repo.t.games[played.id] = played
-        await keeper.game_finished(uow, played, preset)
+        issuer = await keeper.hold_player(uow, played.owner_id)
+        await keeper.game_finished(uow, played, preset, issuer)
         await uow.commit()
 
 
