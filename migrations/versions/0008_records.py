@@ -4,7 +4,8 @@
 transaction of the move that finished it (``golf.app.recording``); ``lead`` marks one row per game or match (what an
 export lists once). ``board_entries`` is each player's place on each leaderboard, kept up to date by the same
 writes, ordered by ``(k1, k2, k3, reached_at, player_id)`` (the rating board also holds each player's Weng-Lin
-rating). ``deal_stats`` sums players' results per deal.
+rating). ``deal_stats`` sums players' results per deal, with the keys its two lists are ordered by (hardest:
+``win_ppm``, easiest: ``loss_ppm``, then ``neg_plays``: most plays first).
 
 Revision ID: 0008
 Revises: 0007
@@ -58,6 +59,7 @@ def upgrade() -> None:
         sa.UniqueConstraint("kind", "record_id", "player_id", name="uq_records_record_player"),
     )
     op.create_index("ix_records_player", "records", ["player_id", "id"])
+    op.create_index("ix_records_player_kind", "records", ["player_id", "kind", "id"])
     op.create_index("ix_records_export", "records", ["finished_at", "id"], **_partial(LEAD_WHERE))
     op.create_table(
         "board_entries",
@@ -90,15 +92,20 @@ def upgrade() -> None:
         sa.Column("score_sum", sa.BigInteger, nullable=False),
         sa.Column("duration_ms_sum", sa.BigInteger, nullable=False),
         sa.Column("win_ppm", sa.Integer, nullable=False),
+        sa.Column("loss_ppm", sa.Integer, nullable=False),
+        sa.Column("neg_plays", sa.BigInteger, nullable=False),
     )
-    op.create_index("ix_deal_stats_rate", "deal_stats", ["preset", "win_ppm", "plays", "deal_id"])
+    op.create_index("ix_deal_stats_hardest", "deal_stats", ["preset", "win_ppm", "neg_plays", "deal_id"])
+    op.create_index("ix_deal_stats_easiest", "deal_stats", ["preset", "loss_ppm", "neg_plays", "deal_id"])
 
 
 def downgrade() -> None:
-    op.drop_index("ix_deal_stats_rate", "deal_stats")
+    op.drop_index("ix_deal_stats_easiest", "deal_stats")
+    op.drop_index("ix_deal_stats_hardest", "deal_stats")
     op.drop_table("deal_stats")
     op.drop_index("ix_board_entries_rank", "board_entries")
     op.drop_table("board_entries")
     op.drop_index("ix_records_export", "records")
+    op.drop_index("ix_records_player_kind", "records")
     op.drop_index("ix_records_player", "records")
     op.drop_table("records")

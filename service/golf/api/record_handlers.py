@@ -102,7 +102,7 @@ def board_entry_to_proto(ranked: Ranked) -> pb.LeaderboardEntry:
 
 
 def deal_stats_to_proto(report: DealReport) -> pb.DealStats:
-    stats, verdict = report.stats, report.deal.verdict
+    stats, verdict = report.stats, report.verdict
     msg = pb.DealStats(
         deal_id=stats.deal_id,
         preset=stats.preset,

@@ -184,3 +184,12 @@ def rating_entry(
         mu=mu,
         sigma=sigma,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRows:
+    """A page of a board: its entries, their players' display names, and how many entries rank above the first."""
+
+    entries: list[BoardEntry]
+    names: dict[str, str]
+    ahead: int

@@ -29,7 +29,7 @@ from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord
 from golf.app.identity import Caller
 from golf.app.ports import Clock, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
-from golf.app.records import DealRecord
+from golf.app.records import Verdict
 from golf.app.solitaire import check_page_size
 
 ME = "me"
@@ -81,8 +81,9 @@ class BoardPage:
 
 @dataclass(frozen=True, slots=True)
 class DealReport:
-    deal: DealRecord
     stats: DealStats
+    verdict: Verdict | None
+    """The solver's verdict on the deal, once it has one."""
 
 
 # -- page tokens: opaque to clients, bound to what they page ------------------------------------------------------
@@ -140,16 +141,13 @@ class RecordQueries:
         before = _int(_decode(page_token, scope, 1)[0]) if page_token else None
         async with self.uow() as uow:
             if player != caller.player_id:
-                await self._check_visible(uow, caller, player)
+                issuer = await uow.records.player_issuer(player)
+                if issuer is None or (issuer in self.private_issuers and issuer != caller.issuer):
+                    raise NotFound(f"no player {shown(player)}")
             rows = await uow.records.history(player, query, before, size + 1)
         more = len(rows) > size
         rows = rows[:size]
         return rows, _encode(scope, [rows[-1].id]) if more else ""
-
-    async def _check_visible(self, uow: UnitOfWork, caller: Caller, player_id: str) -> None:
-        found = await uow.repo.get_player(player_id)
-        if found is None or (found.issuer in self.private_issuers and found.issuer != caller.issuer):
-            raise NotFound(f"no player {shown(player_id)}")
 
     # -- leaderboards -------------------------------------------------------------------------------------------
     def _scope(self, caller: Caller, portal_only: bool) -> BoardScope:
@@ -158,7 +156,9 @@ class RecordQueries:
         return BoardScope(hidden=tuple(sorted(self.private_issuers)))
 
     async def leaderboard(self, caller: Caller, query: BoardQuery) -> BoardPage:
-        """A page of a board, ranked, with the caller's own entry when they are on it (in scope)."""
+        """A page of a board, ranked, with the caller's own entry when they are on it (in scope). Two statements
+        at most: the page (with names and the rank of its first entry), and the caller's standing when the page
+        does not hold it."""
         size = check_page_size(query.page_size)
         scope = self._scope(caller, query.portal_only)
         async with self.uow() as uow:
@@ -170,36 +170,28 @@ class RecordQueries:
             if query.page_token:
                 k1, k2, k3, at, player = _decode(query.page_token, token_scope, 5)
                 after = (_int(k1), _int(k2), _int(k3), _time(at), _str(player))
-            rows = await uow.records.board_page(board, scope, min_qualifier, after, size + 1)
-            more = len(rows) > size
-            rows = rows[:size]
-            first = 1
-            if rows and after is not None:
-                first = 1 + await uow.records.board_ahead(rows[0], scope, min_qualifier)
-            mine = (await uow.records.get_board_entries([(board, caller.player_id)])).get((board, caller.player_id))
-            mine_rank = None
-            if mine is not None and self._in_scope(mine, scope, min_qualifier):
-                on_page = next((i for i, e in enumerate(rows) if e.player_id == caller.player_id), None)
-                ahead = on_page + first - 1 if on_page is not None else None
-                if ahead is None:
-                    ahead = await uow.records.board_ahead(mine, scope, min_qualifier)
-                mine_rank = ahead + 1
-            names = await uow.records.display_names([e.player_id for e in rows] + [caller.player_id])
-        ranked = [Ranked(first + i, e, names.get(e.player_id, "")) for i, e in enumerate(rows)]
+            page = await uow.records.board_page(board, scope, min_qualifier, after, size + 1)
+            rows = page.entries[:size]
+            first = 1 + page.ahead
+            ranked = [Ranked(first + i, e, page.names.get(e.player_id, "")) for i, e in enumerate(rows)]
+            own = next((r for r in ranked if r.entry.player_id == caller.player_id), None)
+            if own is None:
+                standing = await uow.records.board_standing(board, caller.player_id, scope, min_qualifier)
+                if standing is not None:
+                    entry, name, ahead = standing
+                    own = Ranked(ahead + 1, entry, name)
+            if (
+                not rows
+                and after is None
+                and query.kind is BoardKind.DEAL
+                and not await uow.records.deal_exists(deal_id)
+            ):
+                raise NotFound(f"no deal {shown(deal_id)}")
         token = ""
-        if more:
+        if len(page.entries) > size:
             last = rows[-1]
             token = _encode(token_scope, [last.k1, last.k2, last.k3, last.reached_at.isoformat(), last.player_id])
-        own = None
-        if mine is not None and mine_rank is not None:
-            own = Ranked(mine_rank, mine, names.get(caller.player_id, ""))
         return BoardPage(ranked, token, own, deal_id)
-
-    @staticmethod
-    def _in_scope(entry: BoardEntry, scope: BoardScope, min_qualifier: int) -> bool:
-        if scope.only is not None and entry.issuer != scope.only:
-            return False
-        return entry.issuer not in scope.hidden and entry.qualifier >= min_qualifier
 
     async def _board(self, uow: UnitOfWork, query: BoardQuery) -> tuple[str | None, int, str]:
         """The board's name (None: a daily deal not dealt yet), its minimum qualifier, and the deal it is of."""
@@ -207,8 +199,6 @@ class RecordQueries:
         if kind is BoardKind.DEAL:
             if not query.deal_id:
                 raise InvalidArgument("dealId", "a deal's board needs dealId")
-            if await uow.repo.get_deal(query.deal_id) is None:
-                raise NotFound(f"no deal {shown(query.deal_id)}")
             return deal_board(query.deal_id), 0, query.deal_id
         if kind is BoardKind.DAILY_DEAL:
             day = query.day or self.clock().date().isoformat()
@@ -216,7 +206,7 @@ class RecordQueries:
                 date.fromisoformat(day)
             except ValueError:
                 raise InvalidArgument("day", f"day {shown(day)} is not a date (YYYY-MM-DD)") from None
-            deal_id = await uow.repo.daily_get(day, query.preset or DEFAULT_PRESET)
+            deal_id = await uow.records.daily_deal(day, query.preset or DEFAULT_PRESET)
             return (deal_board(deal_id) if deal_id else None), 0, deal_id or ""
         if kind is BoardKind.ROUNDS:
             holes = query.holes or 9
@@ -237,7 +227,7 @@ class RecordQueries:
             if deal is None:
                 raise NotFound(f"no deal {shown(deal_id)}")
             stats = await uow.records.deal_stats(deal_id)
-        return DealReport(deal, stats or DealStats(deal_id, deal.preset, 0, 0, 0, 0))
+        return DealReport(stats or DealStats(deal_id, deal.preset, 0, 0, 0, 0), deal.verdict)
 
     async def list_deal_stats(
         self, preset: str, hardest: bool, min_plays: int, page_size: int, page_token: str
@@ -253,11 +243,10 @@ class RecordQueries:
             after = (_int(rate), _int(neg_plays), _str(deal))
         async with self.uow() as uow:
             rows = await uow.records.list_deal_stats(preset, hardest, plays, after, size + 1)
-            deals = await uow.repo.get_deals({stats.deal_id for stats, _ in rows[:size]})
         more = len(rows) > size
         rows = rows[:size]
         token = ""
         if more:
-            stats, ppm = rows[-1]
-            token = _encode(scope, [ppm if hardest else -ppm, -stats.plays, stats.deal_id])
-        return [DealReport(deals[s.deal_id], s) for s, _ in rows if s.deal_id in deals], token
+            stats, rate, _ = rows[-1]
+            token = _encode(scope, [rate, -stats.plays, stats.deal_id])
+        return [DealReport(s, verdict) for s, _, verdict in rows], token

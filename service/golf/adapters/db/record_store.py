@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from golf.adapters.db.drivers import Row, Transaction
-from golf.app.boards import BoardEntry
+from golf.app.boards import BoardEntry, BoardRows
 from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord, RecordKind, Result
+from golf.app.records import Verdict
 
 _RECORD_COLUMNS = (
     "player_id, issuer, kind, record_id, lead, preset, result, score, holes, moves, hints, undos, duration_ms, "
@@ -19,7 +20,18 @@ _ENTRY_COLUMNS = (
     "board, player_id, issuer, k1, k2, k3, reached_at, qualifier, record_id, score, duration_ms, assists, "
     "matches, wins, holes, points, mu, sigma"
 )
-_ENTRY_KEY = "(k1, k2, k3, reached_at, player_id)"
+
+
+def _columns_of(alias: str) -> str:
+    """The entry columns of the ``board_entries`` row ``alias``."""
+    return ", ".join(f"{alias}.{c}" for c in _ENTRY_COLUMNS.split(", "))
+
+
+def _key_of(alias: str) -> str:
+    """The order of the board (a row value) of the ``board_entries`` row ``alias``."""
+    return f"({alias}.k1, {alias}.k2, {alias}.k3, {alias}.reached_at, {alias}.player_id)"
+
+
 _STATS_COLUMNS = "deal_id, preset, plays, wins, score_sum, duration_ms_sum"
 _UPDATED = ", ".join(f"{c} = excluded.{c}" for c in _ENTRY_COLUMNS.split(", ")[2:])
 
@@ -89,15 +101,24 @@ def _stats(row: Row) -> DealStats:
     return DealStats(row["deal_id"], row["preset"], row["plays"], row["wins"], row["score_sum"], row["duration_ms_sum"])
 
 
-def _scope(scope: BoardScope, min_qualifier: int, sql: list[str], args: list[Any]) -> None:
+def _verdict(row: Row) -> Verdict | None:
+    """The solver's verdict as a list shows it (without its winning line)."""
+    if row["winnable"] is None and row["fewest_left"] is None:
+        return None
+    winnable = None if row["winnable"] is None else bool(row["winnable"])
+    return Verdict(winnable, (), row["fewest_left"], row["difficulty"], row["difficulty_score"])
+
+
+def _scope(alias: str, scope: BoardScope, min_qualifier: int, sql: list[str], args: list[Any]) -> None:
+    """The conditions of entries (of table ``alias``) in ``scope`` with ``min_qualifier`` or more."""
     if scope.only is not None:
-        sql.append("issuer = ?")
+        sql.append(f"{alias}.issuer = ?")
         args.append(scope.only)
     elif scope.hidden:
-        sql.append(f"issuer NOT IN ({', '.join('?' * len(scope.hidden))})")
+        sql.append(f"{alias}.issuer NOT IN ({', '.join('?' * len(scope.hidden))})")
         args += scope.hidden
     if min_qualifier > 0:
-        sql.append("qualifier >= ?")
+        sql.append(f"{alias}.qualifier >= ?")
         args.append(min_qualifier)
 
 
@@ -145,22 +166,24 @@ class SqlRecordStore:
             )  # fmt: skip
 
     async def add_deal_result(self, deal_id: str, preset: str, won: bool, score: int, duration: int) -> None:
+        wins = "(deal_stats.wins + excluded.wins) * 1000000 / (deal_stats.plays + 1)"
         await self.tx.execute(
-            "INSERT INTO deal_stats (deal_id, preset, plays, wins, score_sum, duration_ms_sum, win_ppm) "
-            "VALUES (?, ?, 1, ?, ?, ?, ?) ON CONFLICT (deal_id) DO UPDATE SET "
+            "INSERT INTO deal_stats (deal_id, preset, plays, wins, score_sum, duration_ms_sum, win_ppm, loss_ppm, "
+            "neg_plays) VALUES (?, ?, 1, ?, ?, ?, ?, ?, -1) ON CONFLICT (deal_id) DO UPDATE SET "
             "plays = deal_stats.plays + 1, wins = deal_stats.wins + excluded.wins, "
             "score_sum = deal_stats.score_sum + excluded.score_sum, "
             "duration_ms_sum = deal_stats.duration_ms_sum + excluded.duration_ms_sum, "
-            "win_ppm = ((deal_stats.wins + excluded.wins) * 1000000) / (deal_stats.plays + 1)",
+            f"win_ppm = {wins}, loss_ppm = 1000000 - {wins}, neg_plays = -(deal_stats.plays + 1)",
             deal_id,
             preset,
             int(won),
             score,
             duration,
             1_000_000 if won else 0,
+            0 if won else 1_000_000,
         )
 
-    # -- reads ----------------------------------------------------------------------------------------------
+    # -- reads: each one statement outside any transaction (``fetchall_atomic``), the fewest round trips ----------
     async def history(
         self, player_id: str, query: HistoryFilter, before_id: int | None, limit: int
     ) -> list[PlayedRecord]:
@@ -186,7 +209,7 @@ class SqlRecordStore:
         if query.finished_before is not None:
             sql.append("finished_at < ?")
             args.append(query.finished_before)
-        rows = await self.tx.fetchall(
+        rows = await self.tx.fetchall_atomic(
             f"SELECT id, {_RECORD_COLUMNS} FROM records WHERE {' AND '.join(sql)} ORDER BY id DESC LIMIT ?",
             *args,
             limit,
@@ -200,58 +223,89 @@ class SqlRecordStore:
         min_qualifier: int,
         after: tuple[int, int, int, datetime, str] | None,
         limit: int,
-    ) -> list[BoardEntry]:
-        """Entries of ``board`` in order, after the ``after`` key."""
-        sql = ["board = ?"]
+    ) -> BoardRows:
+        """Entries of ``board`` in order after the ``after`` key, with their display names and how many entries
+        (in scope) rank above the first: one statement."""
+        sql = ["e.board = ?"]
         args: list[Any] = [board]
+        ahead = "0"
+        ahead_args: list[Any] = []
         if after is not None:
-            sql.append(f"{_ENTRY_KEY} > (?, ?, ?, ?, ?)")
+            sql.append(f"{_key_of('e')} > (?, ?, ?, ?, ?)")
             args += after
-        _scope(scope, min_qualifier, sql, args)
-        rows = await self.tx.fetchall(
-            f"SELECT {_ENTRY_COLUMNS} FROM board_entries WHERE {' AND '.join(sql)} ORDER BY {_ENTRY_KEY[1:-1]} LIMIT ?",
+            # Entries at or above the last one seen are exactly those above the page's first (none lie between).
+            counted = ["b.board = ?", f"{_key_of('b')} <= (?, ?, ?, ?, ?)"]
+            ahead_args = [board, *after]
+            _scope("b", scope, min_qualifier, counted, ahead_args)
+            ahead = f"(SELECT COUNT(*) FROM board_entries b WHERE {' AND '.join(counted)})"
+        _scope("e", scope, min_qualifier, sql, args)
+        rows = await self.tx.fetchall_atomic(
+            f"SELECT {_columns_of('e')}, p.display_name, {ahead} AS ahead FROM board_entries e "
+            f"LEFT JOIN players p ON p.id = e.player_id WHERE {' AND '.join(sql)} ORDER BY {_key_of('e')[1:-1]} "
+            "LIMIT ?",
+            *ahead_args,
             *args,
             limit,
         )
-        return [_entry(row) for row in rows]
+        return BoardRows(
+            [_entry(row) for row in rows],
+            {row["player_id"]: row["display_name"] or "" for row in rows},
+            int(rows[0]["ahead"]) if rows else 0,
+        )
 
-    async def board_ahead(self, entry: BoardEntry, scope: BoardScope, min_qualifier: int) -> int:
-        """How many entries of the board (in scope) rank above ``entry``."""
-        sql = ["board = ?", f"{_ENTRY_KEY} < (?, ?, ?, ?, ?)"]
-        args: list[Any] = [entry.board, *entry.key]
-        _scope(scope, min_qualifier, sql, args)
-        row = await self.tx.fetchone(f"SELECT COUNT(*) AS n FROM board_entries WHERE {' AND '.join(sql)}", *args)
-        return int(row["n"]) if row else 0
+    async def board_standing(
+        self, board: str, player_id: str, scope: BoardScope, min_qualifier: int
+    ) -> tuple[BoardEntry, str, int] | None:
+        """A player's entry on ``board`` when it is in scope, with their display name and how many entries (in
+        scope) rank above it: one statement."""
+        counted = ["b.board = e.board", f"{_key_of('b')} < {_key_of('e')}"]
+        args: list[Any] = []
+        _scope("b", scope, min_qualifier, counted, args)
+        sql = ["e.board = ?", "e.player_id = ?"]
+        outer: list[Any] = [board, player_id]
+        _scope("e", scope, min_qualifier, sql, outer)
+        row = await self.tx.fetchone_atomic(
+            f"SELECT {_columns_of('e')}, p.display_name, "
+            f"(SELECT COUNT(*) FROM board_entries b WHERE {' AND '.join(counted)}) AS ahead "
+            f"FROM board_entries e LEFT JOIN players p ON p.id = e.player_id WHERE {' AND '.join(sql)}",
+            *args,
+            *outer,
+        )
+        return None if row is None else (_entry(row), row["display_name"] or "", int(row["ahead"]))
+
+    async def player_issuer(self, player_id: str) -> str | None:
+        row = await self.tx.fetchone_atomic("SELECT issuer FROM players WHERE id = ?", player_id)
+        return None if row is None else str(row["issuer"])
+
+    async def deal_exists(self, deal_id: str) -> bool:
+        return await self.tx.fetchone_atomic("SELECT 1 AS found FROM deals WHERE id = ?", deal_id) is not None
+
+    async def daily_deal(self, day: str, preset: str) -> str | None:
+        row = await self.tx.fetchone_atomic("SELECT deal_id FROM daily_deals WHERE day = ? AND preset = ?", day, preset)
+        return None if row is None else str(row["deal_id"])
 
     async def deal_stats(self, deal_id: str) -> DealStats | None:
-        row = await self.tx.fetchone(f"SELECT {_STATS_COLUMNS} FROM deal_stats WHERE deal_id = ?", deal_id)
+        row = await self.tx.fetchone_atomic(f"SELECT {_STATS_COLUMNS} FROM deal_stats WHERE deal_id = ?", deal_id)
         return _stats(row) if row else None
 
     async def list_deal_stats(
         self, preset: str, hardest: bool, min_plays: int, after: tuple[int, int, str] | None, limit: int
-    ) -> list[tuple[DealStats, int]]:
+    ) -> list[tuple[DealStats, int, Verdict | None]]:
         """Deals of ``preset`` with ``min_plays`` or more, hardest (lowest win rate) or easiest first, then most
-        plays, then by id; with each its ``win_ppm`` (the paging key with ``-plays`` and the id)."""
-        sql = ["preset = ?", "plays >= ?"]
+        plays, then by id; each with its rate key (``win_ppm``, or ``loss_ppm`` for the easiest: with ``-plays``
+        and the id, the paging key) and the solver's verdict. One ascending scan of the list's index."""
+        rate = "win_ppm" if hardest else "loss_ppm"
+        sql = ["s.preset = ?", "s.plays >= ?"]
         args: list[Any] = [preset, min_plays]
-        # Keys ascending: (win_ppm or -win_ppm, -plays, deal_id).
-        rate = "win_ppm" if hardest else "-win_ppm"
         if after is not None:
-            sql.append(f"({rate}, -plays, deal_id) > (?, ?, ?)")
+            sql.append(f"(s.{rate}, s.neg_plays, s.deal_id) > (?, ?, ?)")
             args += after
-        rows = await self.tx.fetchall(
-            f"SELECT {_STATS_COLUMNS}, win_ppm FROM deal_stats WHERE {' AND '.join(sql)} "
-            f"ORDER BY {rate}, -plays, deal_id LIMIT ?",
+        stats = ", ".join(f"s.{c}" for c in _STATS_COLUMNS.split(", "))
+        rows = await self.tx.fetchall_atomic(
+            f"SELECT {stats}, s.{rate} AS rate, d.winnable, d.fewest_left, d.difficulty, d.difficulty_score "
+            f"FROM deal_stats s JOIN deals d ON d.id = s.deal_id WHERE {' AND '.join(sql)} "
+            f"ORDER BY s.{rate}, s.neg_plays, s.deal_id LIMIT ?",
             *args,
             limit,
         )
-        return [(_stats(row), row["win_ppm"]) for row in rows]
-
-    async def display_names(self, player_ids: Sequence[str]) -> dict[str, str]:
-        if not player_ids:
-            return {}
-        ids = list(dict.fromkeys(player_ids))
-        rows = await self.tx.fetchall(
-            f"SELECT id, display_name FROM players WHERE id IN ({', '.join('?' * len(ids))})", *ids
-        )
-        return {row["id"]: row["display_name"] for row in rows}
+        return [(_stats(row), row["rate"], _verdict(row)) for row in rows]

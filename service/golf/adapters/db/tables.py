@@ -329,6 +329,7 @@ class RecordRow(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("kind", "record_id", "player_id", name="uq_records_record_player"),
         Index("ix_records_player", "player_id", "id"),
+        Index("ix_records_player_kind", "player_id", "kind", "id"),
         Index("ix_records_export", "finished_at", "id", **_partial(RECORDS_LEAD_WHERE)),
     )
 
@@ -387,10 +388,14 @@ class BoardEntryRow(SQLModel, table=True):
 
 
 class DealStatsRow(SQLModel, table=True):
-    """Players' finished games on a solitaire deal, summed (``win_ppm``: wins per million plays, for ordering)."""
+    """Players' finished games on a solitaire deal, summed, and the keys of the hardest and easiest lists (wins
+    and losses per million plays, then minus the plays: each list is one ascending index scan)."""
 
     __tablename__ = "deal_stats"
-    __table_args__ = (Index("ix_deal_stats_rate", "preset", "win_ppm", "plays", "deal_id"),)
+    __table_args__ = (
+        Index("ix_deal_stats_hardest", "preset", "win_ppm", "neg_plays", "deal_id"),
+        Index("ix_deal_stats_easiest", "preset", "loss_ppm", "neg_plays", "deal_id"),
+    )
 
     deal_id: str = Field(primary_key=True, max_length=36)
     preset: str = Field(max_length=64)
@@ -399,6 +404,8 @@ class DealStatsRow(SQLModel, table=True):
     score_sum: int = Field(sa_column=Column(BigInteger, nullable=False))
     duration_ms_sum: int = Field(sa_column=Column(BigInteger, nullable=False))
     win_ppm: int
+    loss_ppm: int
+    neg_plays: int = Field(sa_column=Column(BigInteger, nullable=False))
 
 
 metadata = SQLModel.metadata
