@@ -379,6 +379,14 @@ class _TracedTx:
         self._log.append((sys._getframe(1).f_code.co_name, sql, args))
         return await self._tx.fetchall(sql, *args)
 
+    async def fetchone_atomic(self, sql: str, *args: Any) -> Any:
+        self._log.append((sys._getframe(1).f_code.co_name, sql, args))
+        return await self._tx.fetchone_atomic(sql, *args)
+
+    async def fetchall_atomic(self, sql: str, *args: Any) -> Any:
+        self._log.append((sys._getframe(1).f_code.co_name, sql, args))
+        return await self._tx.fetchall_atomic(sql, *args)
+
 
 class _TracedDriver:
     def __init__(self, driver: Any) -> None:
