@@ -27,12 +27,12 @@ from golf.app.boards import (
 from golf.app.errors import InvalidArgument, NotFound
 from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord
 from golf.app.identity import Caller
+from golf.app.players import ME
 from golf.app.ports import Clock, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.records import Verdict
 from golf.app.solitaire import check_page_size
 
-ME = "me"
 DEFAULT_PRESET = "standard"
 DEFAULT_MIN_HOLES = 9
 DEFAULT_MIN_PLAYS = 10
