@@ -7,14 +7,15 @@ each record is converted once, as it is read, and never held after it is sent.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from golf.api.record_convert import record_to_proto
 from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem, streaming
-from golf.app.errors import InvalidArgument
+from golf.app.errors import InvalidArgument, RateLimited
 from golf.app.exports import GAME, MATCH, Exported, Exporter, ExportQuery
 from golf.v1 import record_service_pb2 as pb
 
@@ -53,10 +54,12 @@ def export_query(req: pb.ExportRecordsRequest, ctx: CallContext) -> ExportQuery:
 
 
 class RecordItems:
-    """An export as the transports take it (``golf.api.rpc.ItemStream``): one item per record."""
+    """An export as the transports take it (``golf.api.rpc.ItemStream``): one item per record. ``on_close`` runs
+    once, when the transport closes the stream (always, however it ended)."""
 
-    def __init__(self, records: AsyncIterator[Exported]) -> None:
+    def __init__(self, records: AsyncIterator[Exported], on_close: Callable[[], None] | None = None) -> None:
         self._records = records
+        self._on_close = on_close
 
     def __aiter__(self) -> RecordItems:
         return self
@@ -68,21 +71,41 @@ class RecordItems:
         return StreamItem(response, RECORD, response.record)
 
     async def aclose(self) -> None:
-        close = getattr(self._records, "aclose", None)
-        if close is not None:
-            await close()
+        done, self._on_close = self._on_close, None
+        try:
+            close = getattr(self._records, "aclose", None)
+            if close is not None:
+                await close()
+        finally:
+            if done is not None:
+                done()
+
+
+MAX_RUNNING = 2
+"""Exports one player may have running at once on one server process (each may replay up to 100,000 records)."""
 
 
 class ExportHandlers:
     """``ExportRecords``: the request checked here, before the first message; the records then go out as they are
-    read."""
+    read. A player with ``max_running`` exports still streaming is refused (RATE_LIMITED) until one ends."""
 
-    def __init__(self, exporter: Exporter) -> None:
+    def __init__(self, exporter: Exporter, max_running: int = MAX_RUNNING) -> None:
         self.exporter = exporter
+        self.max_running = max_running
+        self._running: Counter[str] = Counter()
 
     async def export_records(self, req: pb.ExportRecordsRequest, ctx: CallContext) -> ItemStream:
         query = export_query(req, ctx)
-        return RecordItems(self.exporter.export(query))
+        player = ctx.player.player_id
+        if self._running[player] >= self.max_running:
+            raise RateLimited(f"{self.max_running} exports of this player are still running: wait for one to end", 1.0)
+        self._running[player] += 1
+        return RecordItems(self.exporter.export(query), lambda: self._ended(player))
+
+    def _ended(self, player: str) -> None:
+        self._running[player] -= 1
+        if self._running[player] <= 0:
+            del self._running[player]
 
     def rpcs(self) -> list[Rpc]:
         return [
@@ -97,4 +120,4 @@ class ExportHandlers:
         ]
 
 
-__all__ = ["RECORD", "ExportHandlers", "RecordItems", "export_query"]
+__all__ = ["MAX_RUNNING", "RECORD", "ExportHandlers", "RecordItems", "export_query"]
