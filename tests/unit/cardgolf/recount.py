@@ -47,14 +47,15 @@ def recount(cards: list[GCard], rules: GolfRules) -> tuple[int, int]:
             extra += rules.joker_pair_value
     fours = 0
     if rules.four_alike_scope is FourAlikeScope.ANYWHERE:
-        counts = Counter(x.rank for x, w in zip(cards, wild, strict=True) if not w)
+        # Four alike goes by rank: a wild one-eyed jack is still a jack (being wild only lets it match others).
+        counts = Counter(x.rank for x in cards)
         fours = sum(n // 4 for n in counts.values())
     else:
         c = rules.cols
         for i in range(rules.rows - 1):
             for j in range(c - 1):
                 block = [i * c + j, i * c + j + 1, (i + 1) * c + j, (i + 1) * c + j + 1]
-                if not any(wild[p] for p in block) and len({cards[p].rank for p in block}) == 1:
+                if len({cards[p].rank for p in block}) == 1:
                     fours += 1
     total = sum(v for p, v in enumerate(values) if p not in zeroed) + extra + rules.four_alike_self * fours
     return total, fours

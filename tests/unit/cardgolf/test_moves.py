@@ -345,3 +345,20 @@ def test_cambio_swap_stays_face_down_known_to_owner() -> None:
     assert view(after, 0).grids[0][3] == card
     assert view(after, 1).grids[0][3] is None
     assert view(after, 1).held is None
+
+
+@pytest.mark.parametrize("reason", [EndReason.STOCK_OUT, EndReason.ROUND_LIMIT])
+def test_the_knocker_is_scored_however_the_hole_then_ends(reason: EndReason) -> None:
+    """The texts penalise (or reward) the player who knocked, whether the hole then ends by the last turns, by the
+    stock running out or by the safety limit on rounds."""
+    penalised = replace(
+        _finished(replace(SIX, knocker_penalty=KnockerPenalty.PLUS_10), [HIGH, LOW], 0), end_reason=reason
+    )
+    assert hole_result(penalised).seats[0].total == 55
+    assert hole_result(penalised).seats[0].lines[-1].rule == "knocker-penalty"
+    rewarded = replace(
+        _finished(replace(SIX, knocker_bonus=KnockerBonus.MINUS_PLAYERS), [LOW, HIGH], 0), end_reason=reason
+    )
+    assert hole_result(rewarded).seats[0].total == 17 - 2
+    # Nobody knocked: nobody is the knocker.
+    assert hole_result(replace(penalised, ender=None)).seats[0].total == 45

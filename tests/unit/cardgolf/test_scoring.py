@@ -179,3 +179,14 @@ def test_six_card_columns_commute(cards: list, order: list[int]) -> None:  # typ
     """Reordering the columns of a six-card grid never changes its score."""
     moved = [cards[order[i % 3] + 3 * (i // 3)] for i in range(6)]
     assert score_grid(cards, SIX).total == score_grid(moved, SIX).total
+
+
+def test_wild_one_eyed_jacks_are_still_jacks_for_four_alike() -> None:
+    """The texts: a one-eyed jack is wild only in that it matches other cards; four jacks are four alike."""
+    rules = replace(EIGHT, wild_one_eyed_jacks=True, four_alike_self=-20, four_alike_scope=FourAlikeScope.ANYWHERE)
+    four_jacks = parse_cards("JS JH JD JC 2S 3C 4D 5H")  # JS and JH are the one-eyed jacks
+    assert score_grid(four_jacks, rules).four_alikes == 1
+    block = replace(rules, four_alike_scope=FourAlikeScope.BLOCK)
+    assert score_grid(parse_cards("JS JH 2S 3C JD JC 4D 5H"), block).four_alikes == 1
+    # A wild jack does not make three sevens four alike: it is a jack.
+    assert score_grid(parse_cards("7S 7H 7D JS 2S 3C 4D 5H"), rules).four_alikes == 0

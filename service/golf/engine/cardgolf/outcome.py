@@ -85,7 +85,9 @@ def hole_result(state: HoleState) -> HoleResult:
                         lines[seat].append(ScoreLine("four-alike-opponent", (), pts, note))
     totals = [sum(line.points for line in ls) for ls in lines]
     ender = state.ender
-    if ender is not None and state.end_reason in (EndReason.ALL_FACE_UP, EndReason.KNOCK):
+    # The player who knocked (or went out) is penalised or rewarded however the hole then ends: by the last turns,
+    # by the stock running out, or by the safety limit on rounds.
+    if ender is not None:
         others = [t for s, t in enumerate(totals) if s != ender]
         line = _knocker_line(rules.knocker_penalty, rules.knocker_bonus, totals[ender], others)
         if line is not None:

@@ -11,13 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from golf.engine.cardgolf.cards import JOKER_RANK, GCard
+from golf.engine.cardgolf.cards import JOKER_RANK, ONE_EYED_JACKS, GCard
 from golf.engine.cardgolf.grid import Line, geometry
 from golf.engine.cardgolf.options import FourAlikeScope
 from golf.engine.cardgolf.rules import GolfRules
 
 WILD = -1
 """Key of a wild card: it matches any key."""
+(WILD_RANK,) = {card.rank for card in ONE_EYED_JACKS}
+"""The rank of every wild card (the one-eyed jacks, jacks): what a wild card is when four alike are counted."""
 UNKNOWN = 100
 """Keys from here up are cards a player cannot see: they never match."""
 
@@ -91,15 +93,18 @@ class Scorer:
         self.counts_four = bool(rules.four_alike_self or rules.four_alike_opponents)
 
     def four_alikes(self, keys: Sequence[int]) -> int:
-        """How many four-alikes the keys hold under the rules' scope (wild and unknown cards do not count)."""
+        """How many four-alikes the keys hold under the rules' scope (unknown cards do not count). Four alike goes
+        by rank: a wild card (a one-eyed jack, the only wild cards) is still a jack; being wild only lets it match
+        other cards in lines."""
+        ranks = [WILD_RANK if k == WILD else k for k in keys]
         if self.rules.four_alike_scope is FourAlikeScope.BLOCK:
             n = 0
             for b in self.blocks:
-                k = keys[b[0]]
-                if WILD < k < UNKNOWN and keys[b[1]] == k and keys[b[2]] == k and keys[b[3]] == k:
+                k = ranks[b[0]]
+                if k < UNKNOWN and ranks[b[1]] == k and ranks[b[2]] == k and ranks[b[3]] == k:
                     n += 1
             return n
-        counts = Counter(k for k in keys if WILD < k < UNKNOWN)
+        counts = Counter(k for k in ranks if k < UNKNOWN)
         return sum(c // 4 for c in counts.values())
 
     def total(self, keys: Sequence[int], values: Sequence[float]) -> float:
