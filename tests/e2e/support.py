@@ -79,6 +79,7 @@ ERROR_TABLE: dict[int, tuple[grpc.StatusCode, int]] = {
     R.ERROR_REASON_NO_SUCH_POSITION: (grpc.StatusCode.INVALID_ARGUMENT, 400),
     R.ERROR_REASON_TOO_MANY_WEBHOOKS: (grpc.StatusCode.FAILED_PRECONDITION, 409),
     R.ERROR_REASON_NOT_FINISHED: (grpc.StatusCode.FAILED_PRECONDITION, 409),
+    R.ERROR_REASON_MALFORMED_MOVE: (grpc.StatusCode.INVALID_ARGUMENT, 400),
 }
 TEST_TOKEN_KEY = "e2e-token-key-" + "0123456789abcdef" * 3
 UNLIMITED = {f"GOLF_RATE_LIMIT_{name}": "" for name in ("PLAYER", "ADDRESS", "SOLVER", "CREATE", "SIGN_IN")}

@@ -88,6 +88,7 @@ _GOLF_REFUSALS: dict[GolfRefusal, tuple[errors_pb2.ErrorReason.ValueType, grpc.S
     GolfRefusal.PEEK_NOT_ALLOWED: (R.ERROR_REASON_PEEK_NOT_ALLOWED, *_WRONG_NOW),
     GolfRefusal.NO_POWER: (R.ERROR_REASON_NO_POWER, *_WRONG_NOW),
     GolfRefusal.BAD_TARGET: (R.ERROR_REASON_BAD_TARGET, *_WRONG_NOW),
+    GolfRefusal.MALFORMED_MOVE: (R.ERROR_REASON_MALFORMED_MOVE, *_NEVER_RIGHT),
 }
 
 

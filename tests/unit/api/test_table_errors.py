@@ -21,6 +21,7 @@ R = errors_pb2.ErrorReason
 ANN, BOB = Caller("player-ann"), Caller("player-bob")
 NEVER_RIGHT = {
     Refusal.NO_SUCH_POSITION,
+    Refusal.MALFORMED_MOVE,
     Refusal.DUPLICATE_POSITION,
     Refusal.NO_SUCH_SEAT,
     Refusal.WRONG_REVEAL_COUNT,

@@ -362,3 +362,30 @@ def test_the_knocker_is_scored_however_the_hole_then_ends(reason: EndReason) -> 
     assert hole_result(rewarded).seats[0].total == 17 - 2
     # Nobody knocked: nobody is the knocker.
     assert hole_result(replace(penalised, ender=None)).seats[0].total == 45
+
+
+@pytest.mark.parametrize(
+    ("power", "move"),
+    [
+        (Power.PEEK_OWN, UsePower(position=2, own=1)),
+        (Power.PEEK_OPPONENT, UsePower(1, 2, 0)),
+        (Power.SHUFFLE_OPPONENT, UsePower(1, 2)),
+        (Power.SHUFFLE_OPPONENT, UsePower(1, own=0)),
+        (Power.GIVE_TO_OPPONENT, UsePower(1, 2, 3)),
+        (Power.TURN_UP_OR_DOWN, UsePower(1, 2, 3)),
+    ],
+)
+def test_a_power_move_with_arguments_its_power_does_not_use_is_malformed(power: Power, move: UsePower) -> None:
+    """A move naming what its power does not take (a shuffle's position, a peek's second card) is refused as
+    malformed, not done with the extra argument ignored; the same move without it is legal."""
+    s = powered(power)
+    refused(s, 0, move, Refusal.MALFORMED_MOVE)
+    trimmed = {
+        Power.PEEK_OWN: UsePower(position=2),
+        Power.PEEK_OPPONENT: UsePower(1, 2),
+        Power.SHUFFLE_OPPONENT: UsePower(1),
+        Power.GIVE_TO_OPPONENT: UsePower(1, 2),
+        Power.TURN_UP_OR_DOWN: UsePower(1, 2),
+    }[power]
+    assert trimmed in s.legal_moves()
+    s.apply(0, trimmed)

@@ -152,6 +152,8 @@ class Refusal(Enum):
     """The card in hand has no power, or it was taken from the discard pile."""
     BAD_TARGET = "BAD_TARGET"
     """A power's target is missing, is yourself, or is not allowed for that power."""
+    MALFORMED_MOVE = "MALFORMED_MOVE"
+    """The move names something its kind does not take (a power move with an argument its power does not use)."""
 
 
 class IllegalMove(Exception):

@@ -81,9 +81,32 @@ def _moved(known: frozenset[Slot], mapping: dict[Slot, Slot]) -> frozenset[Slot]
     return frozenset(kept)
 
 
+_TAKES: dict[Power, frozenset[str]] = {
+    Power.PEEK_OWN: frozenset({"seat", "position"}),  # ``seat``, if given, must be the player's own
+    Power.PEEK_OPPONENT: frozenset({"seat", "position"}),
+    Power.BLIND_SWAP: frozenset({"seat", "position", "own"}),
+    Power.SHUFFLE_OPPONENT: frozenset({"seat"}),
+    Power.GIVE_TO_OPPONENT: frozenset({"seat", "position"}),
+    Power.SWAP_LINES: frozenset({"seat", "position", "own"}),
+    Power.TURN_UP_OR_DOWN: frozenset({"seat", "position"}),
+}
+"""The arguments of ``UsePower`` each power uses: naming any other makes the move malformed."""
+
+
+def _check_arguments(move: UsePower, power: Power) -> None:
+    given = {name for name in ("seat", "position", "own") if getattr(move, name) is not None}
+    extra = sorted(given - _TAKES[power])
+    if extra:
+        raise IllegalMove(
+            Refusal.MALFORMED_MOVE, f"the {power.value} power does not take {', '.join(extra)}: leave it out"
+        )
+
+
 def apply_power(state: HoleState, seat: int, move: UsePower, power: Power) -> tuple[HoleState, GCard]:
     """The state after ``seat`` uses ``power`` (the held card goes to the discard pile, or, for
-    ``GIVE_TO_OPPONENT``, into the opponent's grid) and the card that landed on the discard pile."""
+    ``GIVE_TO_OPPONENT``, into the opponent's grid) and the card that landed on the discard pile. A move naming an
+    argument the power does not use is refused as malformed."""
+    _check_arguments(move, power)
     held = state.held
     assert held is not None
     grids = [list(g) for g in state.grids]
