@@ -389,3 +389,16 @@ def test_a_power_move_with_arguments_its_power_does_not_use_is_malformed(power: 
     }[power]
     assert trimmed in s.legal_moves()
     s.apply(0, trimmed)
+
+
+def test_four_card_holes_end_by_knocking_not_by_four_cards_face_up() -> None:
+    """The four-card text ends a hole by knocking: a player whose four cards are all face up must still choose to
+    knock (the hole goes on until someone does)."""
+    s = started(preset("four-card"))
+    s = replace(s, face_up=((True, True, True, False), s.face_up[1]))
+    after = s.apply(0, DrawStock()).apply(0, Swap(3))
+    assert all(after.face_up[0]) and not after.over and after.ender is None
+    after = after.apply(1, DrawStock()).apply(1, Discard())
+    assert Knock() in after.legal_moves()
+    knocked = after.apply(0, Knock())
+    assert knocked.ender == 0 and knocked.end_reason is EndReason.KNOCK

@@ -8,8 +8,9 @@ from dataclasses import replace
 from golf.engine.cardgolf.options import FlipRule, FourAlikeScope, Power, StartMode
 from golf.engine.cardgolf.rules import GolfRules
 
-PRESET_VERSION = 1
-"""Bumped whenever a preset's fields change."""
+PRESET_VERSION = 2
+"""Bumped whenever a preset's fields change. 2: four-card's holes end by knocking only (as its text says), not
+also when a player's four cards are face up. A table stores its whole rules, so tables made before keep theirs."""
 
 SIX_CARD = GolfRules()
 
@@ -29,7 +30,8 @@ PRESETS: dict[str, GolfRules] = {
         four_alike_scope=FourAlikeScope.BLOCK,
         four_alike_opponents=10,
     ),
-    # Four-card: 2x2, look at two privately, end by knocking.
+    # Four-card: 2x2, look at two privately, end by knocking (four cards face up do not end the hole: the player
+    # must choose to knock).
     "four-card": replace(
         SIX_CARD,
         rows=2,
@@ -37,6 +39,7 @@ PRESETS: dict[str, GolfRules] = {
         start_mode=StartMode.PEEK,
         start_cards=2,
         knocking=True,
+        end_on_all_face_up=False,
     ),
     "eight-card": replace(SIX_CARD, rows=2, cols=4),
     # Nine-card: two packs, 3x3, three turned up, a column of three equal scores 0.
