@@ -105,7 +105,8 @@ GIVEN = "a power card given to a seat, shown as it is used"
 TURNED_DOWN = "a face-up card turned face down"
 BLIND_SWAPPED = "a card it knew, moved by a blind swap"
 LINES_SWAPPED = "a card it knew, moved by swapped lines"
-OWN_GRID_ONLY = (START_PEEK, OWN_SWAP, PEEK_STROKE, OWN_POWER_PEEK)
+LOOKED_BEFORE_LAST_TURN = "its own card, looked at once another player was out"
+OWN_GRID_ONLY = (START_PEEK, OWN_SWAP, PEEK_STROKE, OWN_POWER_PEEK, LOOKED_BEFORE_LAST_TURN)
 
 
 # -- cards and rules, as the test reads them ---------------------------------------------------------------------
@@ -326,6 +327,13 @@ class Sight:
         n = table.rules.rows * table.rules.cols
         self.up = {(s, p): False for s in range(self.players) for p in range(n)}
         self.known, self.seen, self.held_from = {}, {}, 0
+        if table.rules.start_fixed:  # the first positions are the start cards, turned up (or peeked at) at the deal
+            for s in range(self.players):
+                for p in range(table.rules.start_cards):
+                    if table.rules.start_mode == cg.START_MODE_TURN_UP:
+                        self.up[(s, p)] = True
+                    elif s == self.seat:
+                        self._learn((s, p), START_PEEK)
 
     def _learn(self, slot: Slot, reason: str, code: str | None = None) -> None:
         if self.seat is None:
@@ -376,6 +384,20 @@ class Sight:
         elif kind == "use_power":
             self._power(seq, seat, m.use_power, before, after, mine_held)
             self.held_from = 0
+        self._looks_if_out(seat)
+
+    def _looks_if_out(self, seat: int) -> None:
+        """With ``look_before_last_turn``, once a player has every card face up (and so ends the hole) each other
+        player knows their own face-down cards."""
+        rules = self.rules
+        n = rules.rows * rules.cols
+        me = self.seat
+        if not (rules.look_before_last_turn and rules.end_on_all_face_up) or me is None or me == seat:
+            return
+        if all(self.up[(seat, p)] for p in range(n)):
+            for p in range(n):
+                if not self.up[(me, p)] and (me, p) not in self.known:
+                    self._learn((me, p), LOOKED_BEFORE_LAST_TURN)
 
     def _which_power(
         self, seq: int, seat: int, use: cg.CardGolfMove.UsePower, after: cg.Table, mine_held: str | None

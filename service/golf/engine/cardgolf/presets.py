@@ -8,18 +8,23 @@ from dataclasses import replace
 from golf.engine.cardgolf.options import FlipRule, FourAlikeScope, Power, StartMode
 from golf.engine.cardgolf.rules import GolfRules
 
-PRESET_VERSION = 2
+PRESET_VERSION = 3
 """Bumped whenever a preset's fields change. 2: four-card's holes end by knocking only (as its text says), not
-also when a player's four cards are face up. A table stores its whole rules, so tables made before keep theirs."""
+also when a player's four cards are face up. 3: six-card-jokers turns up the top two cards, and the others look at
+their face-down cards before their last turn (seed 001). A table stores its whole rules, so tables made before keep
+theirs."""
 
 SIX_CARD = GolfRules()
 
 PRESETS: dict[str, GolfRules] = {
     "six-card": SIX_CARD,
-    # Seed 001: two packs and four jokers, 3 rows of 2, pairs side by side, kings 0, jokers -2, a joker pair -4,
-    # four alike in a group of four: +10 to each opponent.
+    # Seed 001: two packs and four jokers, 3 rows of 2, the top two cards turned up, pairs side by side, kings 0,
+    # jokers -2, a joker pair -4, four alike in a group of four: +10 to each opponent; once a player has every card
+    # face up the others look at their face-down cards before their last turn.
     "six-card-jokers": replace(
         SIX_CARD,
+        start_fixed=True,
+        look_before_last_turn=True,
         decks=2,
         jokers=4,
         rows=3,

@@ -40,6 +40,9 @@ class GolfRules:
     start_mode: StartMode = StartMode.TURN_UP
     start_cards: int = 2
     """Cards each player turns up (or peeks at) before the first turn."""
+    start_fixed: bool = False
+    """The start cards are the first ``start_cards`` positions in reading order (the top row), turned up (or peeked
+    at) at the deal: the players do not choose them (six-card with jokers, seed 001)."""
     # -- the turn --------------------------------------------------------------------------------------------
     swap_face_up: bool = True
     """A card swapped into a grid lies face up; when false it lies face down and only its owner knows it."""
@@ -57,6 +60,9 @@ class GolfRules:
     """A player whose cards are all face up ends the hole."""
     final_turns: bool = True
     """After a player ends the hole (all face up, or knocking) every other player has one more turn."""
+    look_before_last_turn: bool = False
+    """When a player has turned up every card and ended the hole, each other player looks at their own face-down
+    cards before their last turn (seed 001)."""
     knocking: bool = False
     """A player may knock instead of taking a turn, which ends the hole."""
     max_rounds: int = 60
@@ -176,6 +182,9 @@ class GolfRules:
         data["powers"] = [[key, power.value] for key, power in self.powers]
         data["special_values"] = [list(pair) for pair in self.special_values]
         data["values"] = list(self.values)
+        for name in ADDED_OPTIONS:  # written only when set: the text (and so the commitment) of older rules stands
+            if getattr(self, name) == _DEFAULTS[name]:
+                del data[name]
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     @classmethod
@@ -225,3 +234,9 @@ def _coerce(name: str, value: Any) -> Any:
     if name == "powers":
         return tuple((str(key), p if isinstance(p, Power) else Power(p)) for key, p in value)
     return value
+
+
+ADDED_OPTIONS = ("start_fixed", "look_before_last_turn")
+"""Options added after rules were first published: :meth:`GolfRules.canonical` writes each only when it differs from
+its default, so the canonical text (and the commitment) of rules that do not use them is what it always was."""
+_DEFAULTS = {f.name: f.default for f in fields(GolfRules)}

@@ -327,6 +327,12 @@ class HoleState:
         if check_out and ender is None and rules.end_on_all_face_up and all(self.face_up[seat]):
             ender = seat
             state = replace(state, ender=seat, end_reason=EndReason.ALL_FACE_UP)
+            if rules.look_before_last_turn:  # the others look at their own face-down cards before their last turn
+                known = tuple(
+                    k | {(s, p) for p, up in enumerate(self.face_up[s]) if not up} if s != seat else k
+                    for s, k in enumerate(state.known)
+                )
+                state = replace(state, known=known)
             if not rules.final_turns:
                 return state._finish(EndReason.ALL_FACE_UP)
         steps = 2 if (jack and rules.jack_discard_skips_next) else 1
@@ -373,14 +379,23 @@ def deal(rules: GolfRules, players: int, seed: str, first: int = 0) -> HoleState
     rest = cards[players * n :]
     # rest[0] starts the discard pile; the stock is drawn in the order rest[1], rest[2], ... (top last).
     stock = tuple(reversed(rest[1:]))
-    ready = tuple(rules.start_cards == 0 for _ in range(players))
+    fixed = rules.start_fixed and rules.start_cards > 0
+    ready = tuple(rules.start_cards == 0 or fixed for _ in range(players))
+    face_up = tuple(tuple(False for _ in range(n)) for _ in range(players))
+    known: tuple[frozenset[Slot], ...] = tuple(frozenset() for _ in range(players))
+    if fixed:  # the start cards are the first positions (the top row), not the players' choice
+        start = range(rules.start_cards)
+        if rules.start_mode is StartMode.TURN_UP:
+            face_up = tuple(tuple(p in start for p in range(n)) for _ in range(players))
+        else:
+            known = tuple(frozenset((s, p) for p in start) for s in range(players))
     return HoleState(
         rules=rules,
         seed=seed,
         first=first,
         grids=grids,
-        face_up=tuple(tuple(False for _ in range(n)) for _ in range(players)),
-        known=tuple(frozenset() for _ in range(players)),
+        face_up=face_up,
+        known=known,
         stock=stock,
         discard=(rest[0],),
         phase=Phase.DRAW if all(ready) else Phase.SETUP,
