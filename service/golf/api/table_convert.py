@@ -167,6 +167,7 @@ _PLAIN_OPTIONS = (
     "end_on_all_face_up",
     "final_turns",
     "look_before_last_turn",
+    "peeks_stay_visible",
     "knocking",
     "max_rounds",
     "joker_value",

@@ -60,6 +60,10 @@ class GolfRules:
     """A player whose cards are all face up ends the hole."""
     final_turns: bool = True
     """After a player ends the hole (all face up, or knocking) every other player has one more turn."""
+    peeks_stay_visible: bool = True
+    """A seat's view keeps showing the face-down cards it has seen (peeked at, swapped in, was shown) for the rest of
+    the hole, for apps that do the remembering; when false (the strict game) it shows one only right after the move
+    that let the seat see it, and players remember."""
     look_before_last_turn: bool = False
     """When a player has turned up every card and ended the hole, each other player looks at their own face-down
     cards before their last turn (seed 001)."""
@@ -236,7 +240,7 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-ADDED_OPTIONS = ("start_fixed", "look_before_last_turn")
+ADDED_OPTIONS = ("start_fixed", "look_before_last_turn", "peeks_stay_visible")
 """Options added after rules were first published: :meth:`GolfRules.canonical` writes each only when it differs from
 its default, so the canonical text (and the commitment) of rules that do not use them is what it always was."""
 _DEFAULTS = {f.name: f.default for f in fields(GolfRules)}

@@ -95,6 +95,9 @@ class HoleState:
     powers_used: int = 0
     strokes: tuple[int, ...] = ()
     """Points taken for peek strokes, per seat."""
+    glimpsed: tuple[frozenset[Slot], ...] = ()
+    """Per seat, the face-down cards it came to know by the last move (kept only when the rules do not keep peeked
+    cards visible: a seat's view then shows a face-down card only right after it saw it)."""
 
     # -- queries -------------------------------------------------------------------------------------------
     @property
@@ -181,14 +184,18 @@ class HoleState:
         if not 0 <= seat < self.players:
             raise IllegalMove(Refusal.NO_SUCH_SEAT, f"seat {seat} does not exist")
         if self.phase is Phase.SETUP:
-            return self._setup(seat, move)
-        if seat != self.turn:
+            after = self._setup(seat, move)
+        elif seat != self.turn:
             raise IllegalMove(Refusal.NOT_YOUR_TURN, f"it is seat {self.turn}'s turn")
-        if self.phase is Phase.DRAW:
-            return self._draw(seat, move)
-        if self.phase is Phase.PLACE:
-            return self._place(seat, move)
-        return self._flip(seat, move)
+        elif self.phase is Phase.DRAW:
+            after = self._draw(seat, move)
+        elif self.phase is Phase.PLACE:
+            after = self._place(seat, move)
+        else:
+            after = self._flip(seat, move)
+        if self.rules.peeks_stay_visible:
+            return after
+        return replace(after, glimpsed=tuple(new - old for new, old in zip(after.known, self.known, strict=True)))
 
     def _check_position(self, position: int) -> None:
         if not 0 <= position < self.rules.cards_per_grid:
@@ -402,4 +409,5 @@ def deal(rules: GolfRules, players: int, seed: str, first: int = 0) -> HoleState
         turn=first,
         ready=ready,
         strokes=tuple(0 for _ in range(players)),
+        glimpsed=known,
     )

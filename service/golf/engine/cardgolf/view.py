@@ -64,7 +64,9 @@ def view(state: HoleState, seat: int | None) -> SeatView:
     if state.phase is Phase.OVER:
         grids: tuple[tuple[GCard | None, ...], ...] = state.grids  # every card is shown once the hole is over
     else:  # ``state.knows`` for every position, in one pass: face up, or known to the viewer's seat
-        known = state.known[seat] if seat is not None else frozenset()
+        known: frozenset[tuple[int, int]] = frozenset()
+        if seat is not None:  # strict rules: a face-down card is shown only right after the seat saw it
+            known = state.known[seat] if state.rules.peeks_stay_visible else state.glimpsed[seat]
         grids = tuple(
             tuple(
                 card if up or (owner, p) in known else None
