@@ -58,7 +58,9 @@ def scan_game(steps: list[rpb.ReplayStep], columns: list[list[str]], start: str,
 
 
 def play_with_undo_and_autoplay(client: Client) -> solitaire_pb2.Game:
-    game = quick_game(client)
+    # A winnable `wrap` deal: the solver behind AutoPlay decides it in moments (a 20-column quick layout may keep
+    # it searching for its whole budget, past the call's deadline on a loaded machine).
+    game = client.create_game(pb.CreateGameRequest(preset="wrap")).expect_ok().game
     game = client.play_move(move_request(game, choose_move(game))).expect_ok().game
     game = client.undo(pb.UndoRequest(game_id=game.id, idempotency_key=new_key())).expect_ok().game
     auto = client.auto_play(pb.AutoPlayRequest(game_id=game.id, idempotency_key=new_key()))
