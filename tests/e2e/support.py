@@ -32,6 +32,7 @@ from golf.v1 import (
     solitaire_service_pb2,
     solitaire_service_pb2_grpc,
 )
+from tests.shuffle_spec import golf_shuffle_v1
 
 pb = solitaire_service_pb2
 R = errors_pb2.ErrorReason
@@ -84,7 +85,6 @@ ERROR_TABLE: dict[int, tuple[grpc.StatusCode, int]] = {
 TEST_TOKEN_KEY = "e2e-token-key-" + "0123456789abcdef" * 3
 UNLIMITED = {f"GOLF_RATE_LIMIT_{name}": "" for name in ("PLAYER", "ADDRESS", "SOLVER", "CREATE", "SIGN_IN")}
 """Servers of the e2e tier run without rate limits unless a test sets them: the tests call faster than players."""
-
 
 # -- server processes --------------------------------------------------------------------------------------------
 PORT_ATTEMPTS = 3
@@ -679,30 +679,6 @@ def _scrub(message: Message) -> None:
 # -- client-side verification of a revealed deal -----------------------------------------------------------------
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
-
-
-def golf_shuffle_v1(items: list[str], seed: str) -> list[str]:
-    """The published ``golf-shuffle-v1`` algorithm, written again from its specification."""
-    out = list(items)
-    words = _words(seed)
-    for i in range(len(out) - 1, 0, -1):
-        n = i + 1
-        limit = 2**64 - (2**64 % n)
-        w = next(words)
-        while w >= limit:
-            w = next(words)
-        j = w % n
-        out[i], out[j] = out[j], out[i]
-    return out
-
-
-def _words(seed: str) -> Any:
-    block = 0
-    while True:
-        digest = hashlib.sha256(seed.encode() + block.to_bytes(8, "big")).digest()
-        for k in range(0, 32, 8):
-            yield int.from_bytes(digest[k : k + 8], "big")
-        block += 1
 
 
 def deal_from_seed(rules: solitaire_pb2.SolitaireRules, seed: str) -> tuple[list[list[str]], str, list[str]]:

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
 
-from google.protobuf.timestamp_pb2 import Timestamp
-
+from golf.api.convert import time_range
 from golf.api.record_convert import record_to_proto
 from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem, streaming
 from golf.app.errors import InvalidArgument, RateLimited
@@ -25,27 +23,18 @@ RECORD = "record"
 _KINDS = {pb.GAME_FAMILY_UNSPECIFIED: None, pb.GAME_FAMILY_SOLITAIRE: GAME, pb.GAME_FAMILY_CARD_GOLF: MATCH}
 
 
-def _time(req: pb.ExportRecordsRequest, name: str) -> datetime | None:
-    if not req.HasField(name):  # type: ignore[arg-type]  # since and until are message fields
-        return None
-    stamp: Timestamp = getattr(req, name)
-    try:
-        return stamp.ToDatetime(tzinfo=UTC)
-    except (ValueError, OverflowError):
-        raise InvalidArgument(name, f"{name} must be a time between the years 1 and 9999") from None
-
-
 def export_query(req: pb.ExportRecordsRequest, ctx: CallContext) -> ExportQuery:
     """The use case's query of a request (the contract's field rules already ran); refusals name the field."""
     caller = ctx.player
     kind = _KINDS.get(req.family)
     if req.family not in _KINDS:
         raise InvalidArgument("family", "family must be GAME_FAMILY_SOLITAIRE or GAME_FAMILY_CARD_GOLF")
+    since, until = time_range(req, ("since", "until"))
     return ExportQuery.build(
         caller.player_id,
         caller.issuer,
-        since=_time(req, "since"),
-        until=_time(req, "until"),
+        since=since,
+        until=until,
         player_id=req.player_id or None,
         preset=req.preset or None,
         kind=kind,

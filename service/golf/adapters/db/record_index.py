@@ -11,10 +11,11 @@ caller to be of that portal or to have played in it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from golf.adapters.db.repository import Database
+from golf.adapters.db.rows import when
 from golf.app.exports import GAME, MATCH, ExportQuery, IndexedRecord
 
 _SELECT = """
@@ -30,14 +31,6 @@ _PRIVATE_TABLE = f"(r.kind <> 'match' OR t.listed OR {_PLAYED_IN})"
 _DEAL_IN_PLAY = (
     "(r.kind <> 'game' OR NOT EXISTS (SELECT 1 FROM games o WHERE o.deal_id = g.deal_id AND o.status = 'in_progress'))"
 )
-
-
-def _when(value: Any) -> datetime:
-    # asyncpg gives aware datetimes; SQLite gives the naive UTC text the driver stored (as in ``repository.py``).
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    assert isinstance(value, datetime)
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def _private_portals(query: ExportQuery, sql: list[str], args: list[Any]) -> None:
@@ -91,7 +84,7 @@ class SqlRecordIndex:
             rows = await uow.repo.tx.fetchall("\n".join(sql), *args)
         return [
             IndexedRecord(
-                int(row["id"]), row["kind"], row["record_id"], _when(row["started_at"]), _when(row["finished_at"])
+                int(row["id"]), row["kind"], row["record_id"], when(row["started_at"]), when(row["finished_at"])
             )
             for row in rows
         ]

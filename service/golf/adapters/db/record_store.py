@@ -4,10 +4,11 @@ history rows, leaderboard entries and deal statistics, in one unit of work's tra
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from golf.adapters.db.drivers import Row, Transaction
+from golf.adapters.db.rows import marks, verdict, when
 from golf.app.boards import BoardEntry, BoardRows
 from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord, RecordKind, Result
 from golf.app.records import Verdict
@@ -36,18 +37,6 @@ _STATS_COLUMNS = "deal_id, preset, plays, wins, score_sum, duration_ms_sum"
 _UPDATED = ", ".join(f"{c} = excluded.{c}" for c in _ENTRY_COLUMNS.split(", ")[2:])
 
 
-def _marks(columns: str) -> str:
-    return ", ".join("?" * len(columns.split(",")))
-
-
-def _when(value: Any) -> datetime:
-    # asyncpg gives aware datetimes; SQLite gives the naive UTC text we stored.
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    assert isinstance(value, datetime)
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
 def _record(row: Row) -> PlayedRecord:
     return PlayedRecord(
         row["player_id"],
@@ -63,8 +52,8 @@ def _record(row: Row) -> PlayedRecord:
         row["hints"],
         row["undos"],
         row["duration_ms"],
-        _when(row["started_at"]),
-        _when(row["finished_at"]),
+        when(row["started_at"]),
+        when(row["finished_at"]),
         bool(row["rated"]),
         row["par"],
         row["place"],
@@ -82,7 +71,7 @@ def _entry(row: Row) -> BoardEntry:
         row["k1"],
         row["k2"],
         row["k3"],
-        _when(row["reached_at"]),
+        when(row["reached_at"]),
         row["qualifier"],
         row["record_id"],
         row["score"],
@@ -99,14 +88,6 @@ def _entry(row: Row) -> BoardEntry:
 
 def _stats(row: Row) -> DealStats:
     return DealStats(row["deal_id"], row["preset"], row["plays"], row["wins"], row["score_sum"], row["duration_ms_sum"])
-
-
-def _verdict(row: Row) -> Verdict | None:
-    """The solver's verdict as a list shows it (without its winning line)."""
-    if row["winnable"] is None and row["fewest_left"] is None:
-        return None
-    winnable = None if row["winnable"] is None else bool(row["winnable"])
-    return Verdict(winnable, (), row["fewest_left"], row["difficulty"], row["difficulty_score"])
 
 
 def _scope(alias: str, scope: BoardScope, min_qualifier: int, sql: list[str], args: list[Any]) -> None:
@@ -141,7 +122,7 @@ class SqlRecordStore:
     async def add_records(self, records: Sequence[PlayedRecord]) -> None:
         for r in records:
             await self.tx.execute(
-                f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES ({_marks(_RECORD_COLUMNS)})",
+                f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES ({marks(_RECORD_COLUMNS)})",
                 r.player_id, r.issuer, r.kind.value, r.record_id, r.lead, r.preset, r.result.value, r.score,
                 r.holes, r.moves, r.hints, r.undos, r.duration_ms, r.started_at, r.finished_at, r.rated, r.par,
                 r.place, r.players, r.deal_id,
@@ -159,7 +140,7 @@ class SqlRecordStore:
     async def put_board_entries(self, entries: Sequence[BoardEntry]) -> None:
         for e in entries:
             await self.tx.execute(
-                f"INSERT INTO board_entries ({_ENTRY_COLUMNS}) VALUES ({_marks(_ENTRY_COLUMNS)}) "
+                f"INSERT INTO board_entries ({_ENTRY_COLUMNS}) VALUES ({marks(_ENTRY_COLUMNS)}) "
                 f"ON CONFLICT (board, player_id) DO UPDATE SET {_UPDATED}",
                 e.board, e.player_id, e.issuer, e.k1, e.k2, e.k3, e.reached_at, e.qualifier, e.record_id, e.score,
                 e.duration_ms, e.assists, e.matches, e.wins, e.holes, e.points, e.mu, e.sigma,
@@ -308,4 +289,4 @@ class SqlRecordStore:
             *args,
             limit,
         )
-        return [(_stats(row), row["rate"], _verdict(row)) for row in rows]
+        return [(_stats(row), row["rate"], verdict(row, with_line=False)) for row in rows]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from types import TracebackType
 from typing import Any
 
 from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
 from golf.adapters.db.record_store import SqlRecordStore
+from golf.adapters.db.rows import marks, verdict, when
 from golf.adapters.db.table_store import SqlTableStore
 from golf.adapters.db.webhook_store import SqlWebhookStore
 from golf.app.identity import PlayerRecord, RefreshTokenRecord
@@ -49,10 +50,6 @@ _GAME_UPDATE = (
 def _columns(columns: str, alias: str) -> str:
     """``columns`` qualified by a table alias, for queries that join."""
     return ", ".join(f"{alias}.{c.strip()}" for c in columns.split(","))
-
-
-def _marks(columns: str) -> str:
-    return ", ".join("?" * len(columns.split(",")))
 
 
 # SQLite names the columns of the unique constraint or index a row broke, not the constraint: these map them to
@@ -117,27 +114,6 @@ def _game_update_args(game: GameRecord, expected_version: int) -> tuple[Any, ...
             game.autoplay_assists, game.id, expected_version)  # fmt: skip
 
 
-def _when(value: Any) -> datetime:
-    # asyncpg gives aware datetimes; SQLite gives the naive UTC text we stored.
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    assert isinstance(value, datetime)
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def _verdict(row: Row) -> Verdict | None:
-    winnable = row["winnable"]
-    if winnable is None and row["fewest_left"] is None:
-        return None
-    return Verdict(
-        None if winnable is None else bool(winnable),
-        tuple(row["solution"].split(",")) if row["solution"] else (),
-        row["fewest_left"],
-        row["difficulty"],
-        row["difficulty_score"],
-    )
-
-
 def _deal(row: Row) -> DealRecord:
     return DealRecord(
         id=row["id"],
@@ -148,9 +124,9 @@ def _deal(row: Row) -> DealRecord:
         algorithm=row["algorithm"],
         commitment=row["commitment"],
         layout=layout_from_text(row["layout"]),
-        created_at=_when(row["created_at"]),
+        created_at=when(row["created_at"]),
         pysol_number=row["pysol_number"],
-        verdict=_verdict(row),
+        verdict=verdict(row),
         seed_source=row["seed_source"],
     )
 
@@ -164,9 +140,9 @@ def _game(row: Row) -> GameRecord:
         status=row["status"],
         score=row["score"],
         line=line.split(",") if line else [],
-        created_at=_when(row["created_at"]),
-        updated_at=_when(row["updated_at"]),
-        finished_at=_when(row["finished_at"]) if row["finished_at"] is not None else None,
+        created_at=when(row["created_at"]),
+        updated_at=when(row["updated_at"]),
+        finished_at=when(row["finished_at"]) if row["finished_at"] is not None else None,
         hints_used=row["hints_used"],
         undos_used=row["undos_used"],
         round_id=row["round_id"],
@@ -180,7 +156,7 @@ def _game(row: Row) -> GameRecord:
 
 def _move(row: Row) -> MoveRecord:
     return MoveRecord(
-        row["game_id"], row["seq"], row["code"], row["idempotency_key"], _when(row["created_at"]), row["undone_by"]
+        row["game_id"], row["seq"], row["code"], row["idempotency_key"], when(row["created_at"]), row["undone_by"]
     )
 
 
@@ -193,13 +169,13 @@ def _round(row: Row) -> RoundRecord:
         par=row["par"],
         winnable_only=bool(row["winnable_only"]),
         difficulty=row["difficulty"],
-        created_at=_when(row["created_at"]),
+        created_at=when(row["created_at"]),
         owner_id=row["owner_id"],
     )
 
 
 def _player(row: Row) -> PlayerRecord:
-    return PlayerRecord(row["id"], row["display_name"], _when(row["created_at"]), row["issuer"], row["subject"])
+    return PlayerRecord(row["id"], row["display_name"], when(row["created_at"]), row["issuer"], row["subject"])
 
 
 def _token(row: Row) -> RefreshTokenRecord:
@@ -208,9 +184,9 @@ def _token(row: Row) -> RefreshTokenRecord:
         id=row["id"],
         player_id=row["player_id"],
         token_hash=row["token_hash"],
-        created_at=_when(row["created_at"]),
-        expires_at=_when(row["expires_at"]),
-        revoked_at=None if revoked is None else _when(revoked),
+        created_at=when(row["created_at"]),
+        expires_at=when(row["expires_at"]),
+        revoked_at=None if revoked is None else when(revoked),
     )
 
 
@@ -252,7 +228,7 @@ class SqlRepository:
 
     async def add_deal(self, deal: DealRecord) -> None:
         await self.tx.execute(
-            f"INSERT INTO deals ({_DEAL_COLUMNS}) VALUES ({_marks(_DEAL_COLUMNS)})",
+            f"INSERT INTO deals ({_DEAL_COLUMNS}) VALUES ({marks(_DEAL_COLUMNS)})",
             deal.id,
             deal.preset,
             deal.preset_version,
@@ -290,7 +266,7 @@ class SqlRepository:
     async def add_game(self, game: GameRecord) -> None:
         try:
             await self.tx.execute(
-                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({_marks(_GAME_COLUMNS)})",
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({marks(_GAME_COLUMNS)})",
                 game.id,
                 game.deal_id,
                 game.version,
@@ -413,11 +389,11 @@ class SqlRepository:
         )
         if row is None:
             return None
-        return HintRecord(row["game_id"], row["idempotency_key"], row["code"], _when(row["created_at"]))
+        return HintRecord(row["game_id"], row["idempotency_key"], row["code"], when(row["created_at"]))
 
     async def add_round(self, round_: RoundRecord) -> None:
         await self.tx.execute(
-            f"INSERT INTO rounds ({_ROUND_COLUMNS}) VALUES ({_marks(_ROUND_COLUMNS)})",
+            f"INSERT INTO rounds ({_ROUND_COLUMNS}) VALUES ({marks(_ROUND_COLUMNS)})",
             round_.id,
             round_.preset,
             round_.rules.canonical(),
@@ -526,7 +502,7 @@ class SqlRepository:
     async def add_player(self, player: PlayerRecord) -> None:
         try:
             await self.tx.execute(
-                f"INSERT INTO players ({_PLAYER_COLUMNS}) VALUES ({_marks(_PLAYER_COLUMNS)})",
+                f"INSERT INTO players ({_PLAYER_COLUMNS}) VALUES ({marks(_PLAYER_COLUMNS)})",
                 player.id,
                 player.display_name,
                 player.created_at,
@@ -555,7 +531,7 @@ class SqlRepository:
     async def add_refresh_token(self, token: RefreshTokenRecord) -> None:
         try:
             await self.tx.execute(
-                f"INSERT INTO refresh_tokens ({_TOKEN_COLUMNS}) VALUES ({_marks(_TOKEN_COLUMNS)})",
+                f"INSERT INTO refresh_tokens ({_TOKEN_COLUMNS}) VALUES ({marks(_TOKEN_COLUMNS)})",
                 token.id,
                 token.player_id,
                 token.token_hash,

@@ -17,10 +17,11 @@ lets another claim the table again.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from golf.adapters.db.drivers import Row, Transaction, UniqueViolation
+from golf.adapters.db.rows import maybe_when, when
 from golf.app.errors import NotFound
 from golf.app.ports import AlreadyStored
 from golf.app.quoting import shown
@@ -74,18 +75,6 @@ def _constraint(err: UniqueViolation) -> str:
     return text
 
 
-def _when(value: Any) -> datetime:
-    # asyncpg gives aware datetimes; SQLite gives the naive UTC text we stored (as in ``repository.py``).
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    assert isinstance(value, datetime)
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def _maybe_when(value: Any) -> datetime | None:
-    return None if value is None else _when(value)
-
-
 def _table(row: Row) -> TableRecord:
     options = decode_options(row["options"])
     return TableRecord(
@@ -93,7 +82,7 @@ def _table(row: Row) -> TableRecord:
         options=options,
         seed=row["seed"],
         owner_id=row["owner_id"],
-        created_at=_when(row["created_at"]),
+        created_at=when(row["created_at"]),
         version=row["version"],
         status=TableStatus(row["status"]),
     )
@@ -103,7 +92,7 @@ def _entry(row: Row) -> LoggedEntry:
     return LoggedEntry(
         seq=row["seq"],
         entry=decode_entry(row["entry"]),
-        created_at=_when(row["created_at"]),
+        created_at=when(row["created_at"]),
         idempotency_key=row["idempotency_key"],
         batch=row["batch"],
     )
@@ -303,7 +292,7 @@ class SqlTableStore:
             table_id,
             *wanted,
         )
-        return {int(r["seq"]): _when(r["created_at"]) for r in rows}
+        return {int(r["seq"]): when(r["created_at"]) for r in rows}
 
     async def get_due(self, table_id: str) -> TableDue | None:
         """When work falls due at the table and who holds it (``None``: no such table)."""
@@ -312,7 +301,7 @@ class SqlTableStore:
         )
         if row is None:
             return None
-        return TableDue(_maybe_when(row["due_at"]), row["lease_owner"], _maybe_when(row["lease_until"]))
+        return TableDue(maybe_when(row["due_at"]), row["lease_owner"], maybe_when(row["lease_until"]))
 
     async def claim_due(self, now: datetime, limit: int, owner: str, lease_seconds: float) -> list[str]:
         """Claim up to ``limit`` tables whose work is due by ``now`` and that nobody holds (no lease, or one that
@@ -351,7 +340,7 @@ class SqlTableStore:
             " AND (lease_until IS NULL OR lease_until < ?)",
             now,
         )
-        return None if row is None or row["due"] is None else _when(row["due"])
+        return None if row is None or row["due"] is None else when(row["due"])
 
     async def release_due(self, table_id: str, version: int, due_at: datetime | None) -> bool:
         """The table at ``version`` has nothing due now: set its next due time and end any lease on it. A table no

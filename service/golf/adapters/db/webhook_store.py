@@ -13,10 +13,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from golf.adapters.db.drivers import Row, Transaction, UniqueViolation
+from golf.adapters.db.rows import maybe_when, when
 from golf.app.ports import AlreadyStored
 from golf.app.webhook_records import (
     Coverage,
@@ -43,18 +44,6 @@ _SQLITE_PREFIX = "UNIQUE constraint failed: "
 MAX_ERROR_LENGTH = 255
 
 
-def _when(value: Any) -> datetime:
-    # asyncpg gives aware datetimes; SQLite gives the naive UTC text we stored (as in ``repository.py``).
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    assert isinstance(value, datetime)
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def _maybe_when(value: Any) -> datetime | None:
-    return None if value is None else _when(value)
-
-
 def _hook(row: Row) -> WebhookRecord:
     return WebhookRecord(
         id=row["id"],
@@ -65,8 +54,8 @@ def _hook(row: Row) -> WebhookRecord:
         issuer=row["issuer"],
         player_id=row["player_id"],
         created_by=row["created_by"],
-        created_at=_when(row["created_at"]),
-        deleted_at=_maybe_when(row["deleted_at"]),
+        created_at=when(row["created_at"]),
+        deleted_at=maybe_when(row["deleted_at"]),
     )
 
 
@@ -77,7 +66,7 @@ def _delivery(row: Row) -> DeliveryRecord:
         seat=row["seat"],
         player_id=row["player_id"],
         table_version=row["table_version"],
-        at=_when(row["event_time"]),
+        at=when(row["event_time"]),
     )
     return DeliveryRecord(
         id=row["id"],
@@ -85,9 +74,9 @@ def _delivery(row: Row) -> DeliveryRecord:
         event=event,
         status=DeliveryStatus(row["status"]),
         attempts=row["attempts"],
-        next_attempt_at=_maybe_when(row["next_attempt_at"]),
+        next_attempt_at=maybe_when(row["next_attempt_at"]),
         last_error=row["last_error"],
-        delivered_at=_maybe_when(row["finished_at"]) if row["status"] == DeliveryStatus.DELIVERED.value else None,
+        delivered_at=maybe_when(row["finished_at"]) if row["status"] == DeliveryStatus.DELIVERED.value else None,
     )
 
 
