@@ -159,6 +159,12 @@ def check_hidden(reply: Reply, knowledge: Knowledge) -> None:
                 mine = knowledge.seat is not None and hole.HasField("to_move") and hole.to_move == knowledge.seat
                 assert hole.held_from == cg.CARD_SOURCE_DISCARD or mine, f"another's stock card shown in {where}"
                 accounted[hole.held.code] += 1
+            for grid in hole.grids:  # shield cards kept aside lie face up: everyone's
+                accounted.update(c.code for c in grid.aside)
+            if hole.offered:  # the cards to keep one of after the draw-two power: the mover's only
+                mine = knowledge.seat is not None and hole.HasField("to_move") and hole.to_move == knowledge.seat
+                assert mine, f"the cards offered to the mover shown in {where}"
+                accounted.update(c.code for c in hole.offered)
             assert not hole.HasField("result"), where
         if table.HasField("last_hole"):
             assert table.last_hole.phase == cg.HOLE_PHASE_OVER, where

@@ -1,42 +1,51 @@
 """A seeded random tour of live card Golf tables that scans every payload for a card its viewer may not know.
 
-Hundreds of short matches (one hole, at most ``MAX_ROUNDS`` rounds; 2 to 4 seats; a preset drawn from all eight;
-people and random or greedy bots mixed; listed and private tables) over both transports: each person (two players
-of this test, each on a transport drawn per match) plays random moves of its own ``legalMoves`` (from its replies,
-or as a thin client from its own stream), reads the table now and then, and is refused now and then (acting out of
-turn, a stale ``expectedVersion``, a move of the wrong phase, acting once the match is over); a spectator reads,
-lists and acts too. The spectator and every person WATCH the table (gRPC ``WatchTable`` and Server-Sent Events
-alternate between matches), each stream read to its end in a thread of its own. Several matches run at once.
+Hundreds of short matches (one hole, at most ``MAX_ROUNDS`` rounds; 2 to 4 seats; a preset drawn from all nine;
+some with the turn's house rules ``HOUSE_RULES``; people and random or greedy bots mixed; listed and private tables)
+over both transports: each person (two players of this test, each on a transport drawn per match) plays random moves
+of its own ``legalMoves`` (from its replies, or as a thin client from its own stream), reads the table now and then,
+and is refused now and then (acting out of turn, a stale ``expectedVersion``, a move of the wrong phase, acting once
+the match is over); a spectator reads, lists and acts too. The spectator and every person WATCH the table (gRPC
+``WatchTable`` and Server-Sent Events alternate between matches), each stream read to its end in a thread of its
+own. Several matches run at once.
 
 EVERY payload is scanned: each unary reply, each refusal's ``Error.table``, each stream event's table, each
 listing. What a viewer may know is not asked of the server: :class:`Sight` rebuilds it from what the viewer
 legitimately saw, event by event of its own stream, with the moves the events name (positions are public):
 
-* face-up cards, the discard pile, the card in its own hand, a card taken from the discard pile;
+* face-up cards, the discard pile, the card in its own hand, a card taken from the discard pile, the shield cards
+  kept aside (face up, beside a grid);
 * its own start cards in PEEK mode, its peek strokes, a card it swapped in face down (it held it), a card anyone
-  swapped in face down from the discard pile (everyone saw it there);
+  swapped in face down from the discard pile (everyone saw it there), a card it kept of the cards offered to it
+  (the draw-two power: ``offered`` goes to the mover only);
 * its power peeks (its own card, an opponent's); a card given with a power (the power card is shown as it is
   used: ``golf.engine.cardgolf.powers``); its own face-up card turned face down with a power (everyone saw it);
 * a known card stays known when a blind swap or a swap of lines moves it; a shuffled grid's face-down cards are
-  known to nobody; a card another seat swaps in from the stock is known to that seat only.
+  known to nobody, but for its shielded places (a shuffle leaves them where they are); a card another seat swaps
+  in from the stock (or keeps of its offered cards) is known to that seat only; a card the ace adds to a grid from
+  the stock is known to nobody; a card traded for a face-up card lies face up.
 
-The face-up state of every position is followed from the moves too (a payload cannot make a card public by calling
-it face up), and a card the viewer knows at a position must stay that card until a move changes it. Checked on
-every payload: (1) a face-down card is shown only at a position the viewer knows, for one of the reasons above (in
-another seat's grid: a power peek, a card it knew moved there by a blind swap or swapped lines, a card from the
-discard pile, a given power card, a card turned face down); (2) the card another seat drew from the stock is never
-shown (``held`` goes to its drawer only) until it lands face up, on the pile, or as a given power card, and a card
-can only be in a grid, the discard pile or a hand (``test_cards_travel_only_in_the_holes_of_tables``: the contract
-has no other place for one); (3) a spectator never sees a face-down card; (4) no payload holds the match seed (read
-from the database once the match is over) nor a field the contract does not name (strict JSON, no unknown gRPC
-fields), and the stock is a count only: grids + discard pile + hand + ``stockCount`` make the deck. The cards one
-payload shows never exceed the deck, and what every viewer sees alike (face-up cards, the pile, counts, seats)
-agrees across viewers and transports at each version. Leaky copies of scanned events (a face-down card shown, or
-shown face up, another seat's stock card in hand) must fail the scan: it is not blind.
+The face-up state of every place is followed from the moves too (a payload cannot make a card public by calling
+it face up), and so are the empty places (the ace removed their card), the places added after a grid (the ace
+added a card), the shielded places and the shield cards aside (the 5), the number of cards offered (the 8): a card
+the viewer knows at a place must stay that card until a move changes it. Checked on every payload: (1) a face-down
+card is shown only at a place the viewer knows, for one of the reasons above (in another seat's grid: a power peek,
+a card it knew moved there by a blind swap or swapped lines, a card from the discard pile, a given power card, a
+card turned face down); (2) the card another seat drew from the stock is never shown (``held`` goes to its drawer
+only) until it lands face up, on the pile, or as a given power card, the cards offered to the mover are shown to
+the mover only, and a card can only be in a grid (or aside), the discard pile, a hand or the offered cards
+(``test_cards_travel_only_in_the_holes_of_tables``: the contract has no other place for one); (3) a spectator never
+sees a face-down card; (4) no payload holds the match seed (read from the database once the match is over) nor a
+field the contract does not name (strict JSON, no unknown gRPC fields), and the stock is a count only: grids (with
+their added places), cards aside, offered cards, discard pile, hand and ``stockCount`` make the deck. The cards one
+payload shows never exceed the deck, and what every viewer sees alike (face-up cards, empty and shielded places,
+cards aside, the pile, counts, seats) agrees across viewers and transports at each version. Leaky copies of scanned
+events (a face-down card shown, or shown face up, another seat's stock card in hand, cards offered to another seat)
+must fail the scan: it is not blind.
 
-Bulk on SQLite, a smaller pass on PostgreSQL. The plans (presets, seats, people, transports, moves) come from a
-seeded ``random.Random``; the deals are the server's (``secrets``), so a failure names its table, viewer, version
-and payload rather than a seed.
+Bulk on SQLite, a smaller pass on PostgreSQL. The plans (presets, house rules, seats, people, transports, moves)
+come from a seeded ``random.Random``; the deals are the server's (``secrets``), so a failure names its table, viewer,
+version and payload rather than a seed.
 """
 
 from __future__ import annotations
@@ -68,7 +77,23 @@ from golf.v1 import table_service_pb2 as tpb
 from tests.e2e.support import Client, Grpc, R, Reply, Rest, Server
 from tests.e2e.tables import Tables, move, tables_in
 
-PRESETS = ("six-card", "six-card-jokers", "four-card", "eight-card", "nine-card", "cambio", "powers", "six-card-flip")
+PRESETS = (
+    "six-card",
+    "six-card-jokers",
+    "four-card",
+    "eight-card",
+    "nine-card",
+    "cambio",
+    "powers",
+    "six-card-flip",
+    "cutthroat",
+)
+HOUSE_RULES = ("flip_as_turn", "early_out", "flip_endgame")
+"""The house rules of the turn some matches are created with (``CreateTable.house_rules``): a flip as the whole
+turn, turning up the last one or two cards to go out, the flip after a discard only in the endgame."""
+HOUSE_RULES_SHARE = 0.3
+NO_EARLY_OUT = frozenset({"four-card", "cambio", "powers"})
+"""Presets that end by knocking only: ``early_out`` needs ``end_on_all_face_up``."""
 MATCHES = {"sqlite": (50, 50, 50), "postgres": (17, 17, 16)}
 """Matches per test, by database: 150 on SQLite and 50 on PostgreSQL. ``--dist loadfile`` runs a module's tests on
 one worker, so the split does not spread them: it names the part a failure is in, each with plans of its own;
@@ -80,9 +105,11 @@ MAX_ROUNDS = 6
 MAX_PERSON_MOVES = 300
 """A match still playing after this many moves of its people is ended by their resigning (never seen)."""
 STREAM_SECONDS = 60.0
-KIND_WEIGHTS = {"swap": 3.0, "flip": 2.0, "pass": 0.5, "knock": 0.4, "use_power": 4.0}
+KIND_WEIGHTS = {"swap": 3.0, "flip": 2.0, "pass": 0.5, "knock": 0.4, "use_power": 4.0, "flip_all": 1.5, "keep": 1.0}
 """A person picks a kind of move among its legal ones, then one of that kind (a swap mostly into a face-down
-position): short holes, and powers used most times one is in hand."""
+position, a power first, then a move of it): short holes, and powers used most times one is in hand (a second power
+of the 2 mostly too, rather than passing). With the house rules a flip as the whole turn and going out early are
+often chosen over drawing; a ``keep`` is the only kind after the draw-two power."""
 POWER_WEIGHTS = {**KIND_WEIGHTS, "knock": 0.15, "draw_stock": 3.0}
 """With power cards: knocking later and drawing from the stock (where powers come from) more."""
 
@@ -106,7 +133,10 @@ TURNED_DOWN = "a face-up card turned face down"
 BLIND_SWAPPED = "a card it knew, moved by a blind swap"
 LINES_SWAPPED = "a card it knew, moved by swapped lines"
 LOOKED_BEFORE_LAST_TURN = "its own card, looked at once another player was out"
-OWN_GRID_ONLY = (START_PEEK, OWN_SWAP, PEEK_STROKE, OWN_POWER_PEEK, LOOKED_BEFORE_LAST_TURN)
+KEPT = "its own card, kept of the cards offered to it"
+CANARIES = ("face-down card shown", "shown face up", "stock card in hand", "offered to another seat")
+"""The ways a leaky copy of an event is made (``canaries``)."""
+OWN_GRID_ONLY = (START_PEEK, OWN_SWAP, PEEK_STROKE, OWN_POWER_PEEK, LOOKED_BEFORE_LAST_TURN, KEPT)
 
 
 # -- cards and rules, as the test reads them ---------------------------------------------------------------------
@@ -204,8 +234,11 @@ HOLE_CARDS = {
     ("golf.v1.HoleView.grids", "golf.v1.Grid.cards", "golf.v1.GridCard.card"),
     ("golf.v1.HoleView.discard",),
     ("golf.v1.HoleView.held",),
+    ("golf.v1.HoleView.grids", "golf.v1.Grid.aside"),
+    ("golf.v1.HoleView.offered",),
 }
-"""Where a card may lie in a table: the grids, the discard pile, the hand; of the hole in play or the last one."""
+"""Where a card may lie in a table: the grids (and the shield cards kept aside beside them), the discard pile, the
+hand, the cards offered to the mover after the draw-two power; of the hole in play or the last one."""
 
 
 _PARTS: dict[str, Message] = {}
@@ -276,19 +309,30 @@ def no_unknown_fields(message: Message, where: str) -> None:
 @dataclass
 class Sight:
     """What one viewer (a seat, or a spectator) may know of the hole in play, rebuilt from the events of its own
-    stream and the moves they name: which positions are face up, which face-down positions it knows and why, and
-    the card it saw at each position it may see."""
+    stream and the moves they name: the places of each grid (added ones too), which are face up, empty or shielded,
+    the shield cards aside, how many cards are offered, which face-down places it knows and why, and the card it
+    saw at each place it may see."""
 
     seat: int | None
     player_id: str
     owner: bool
     hints: dict[int, str]
     """The card a person of the test used a power with, by the event's seq (the power is public: the card goes to
-    the discard pile, or into a grid shown to every seat); bots' powers are told from the table after the event."""
+    the discard pile, aside, or into a grid shown to every seat); bots' powers are told from the table after the
+    event."""
     rules: cg.CardGolfRules = field(default_factory=cg.CardGolfRules)
     hole_number: int = 0
     players: int = 0
+    size: dict[int, int] = field(default_factory=dict)
+    """Places per seat: ``rows * cols``, then any the ace of Powers added after them."""
     up: dict[Slot, bool] = field(default_factory=dict)
+    """Face up, as the engine has it: an empty place is face up (the contract shows it ``empty``, not face up)."""
+    empty: set[Slot] = field(default_factory=set)
+    shielded: set[Slot] = field(default_factory=set)
+    aside: Counter[int] = field(default_factory=Counter)
+    """Shield cards kept aside, per seat."""
+    offered: int = 0
+    """Cards offered to the mover (the draw-two power), shown to the mover only."""
     known: dict[Slot, str] = field(default_factory=dict)
     seen: dict[Slot, str] = field(default_factory=dict)
     held_from: int = 0
@@ -296,6 +340,8 @@ class Sight:
     reasons: Counter[str] = field(default_factory=Counter)
     """How often each reason let this viewer see a face-down card (for the report)."""
     powers: Counter[str] = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
+    """The moves of every seat followed, by kind (for the report)."""
     canaries: set[str] = field(default_factory=set)
     """The ways the scan was shown to catch a leak made on purpose (``canaries``)."""
 
@@ -311,6 +357,8 @@ class Sight:
             and after.hole_number == self.hole_number
         ):
             self._move(int(event.seq), event.seat, event.move, before, after)
+            if before.hole.HasField("ender") and not after.hole.HasField("ender"):
+                self.powers[P.Name(P.POWER_CANCEL_KNOCK)] += 1  # a black king seen: the knock is off
         self._follow(after)
         self.last = after
 
@@ -325,7 +373,9 @@ class Sight:
         self.hole_number = table.hole_number
         self.players = len(table.seats)
         n = table.rules.rows * table.rules.cols
+        self.size = dict.fromkeys(range(self.players), n)
         self.up = {(s, p): False for s in range(self.players) for p in range(n)}
+        self.empty, self.shielded, self.aside, self.offered = set(), set(), Counter(), 0
         self.known, self.seen, self.held_from = {}, {}, 0
         if table.rules.start_fixed:  # the first positions are the start cards, turned up (or peeked at) at the deal
             for s in range(self.players):
@@ -352,8 +402,12 @@ class Sight:
         _move_keys(self.known, mapping)
         _move_keys(self.seen, mapping)
 
+    def _places(self, seat: int) -> list[Slot]:
+        return [(seat, p) for p in range(self.size[seat])]
+
     def _move(self, seq: int, seat: int, m: cg.CardGolfMove, before: cg.Table, after: cg.Table) -> None:
         kind = m.WhichOneof("kind")
+        self.kinds[kind or ""] += 1
         me = self.seat
         mine_held = before.hole.held.code if me == seat and before.hole.HasField("held") else None
         if kind == "reveal":
@@ -377,46 +431,85 @@ class Sight:
             self.held_from = 0
         elif kind == "discard":
             self.held_from = 0
-        elif kind == "flip":
+        elif kind == "flip":  # after a discard, or (house rule flip_as_turn) as the whole turn
             self.up[(seat, m.flip.position)] = True
+        elif kind == "flip_all":  # house rule early_out: every face-down card of the mover turned up
+            for slot in self._places(seat):
+                self.up[slot] = True
         elif kind == "peek_stroke" and me == seat:
             self._learn((seat, m.peek_stroke.position), PEEK_STROKE)
         elif kind == "use_power":
             self._power(seq, seat, m.use_power, before, after, mine_held)
             self.held_from = 0
+        elif kind == "keep":
+            # One of the offered cards into the mover's place, face as a swap puts it: the mover saw the offered
+            # cards (its own table before shows them), the others only where it went. The rest go to the pile.
+            slot = (seat, m.keep.position)
+            self._forget(slot)
+            if me == seat:
+                offered = before.hole.offered
+                assert m.keep.choice < len(offered), f"event {seq}: kept {m.keep.choice} of {list(offered)}"
+                self._learn(slot, KEPT, offered[m.keep.choice].code)
+            self.up[slot] = self.rules.swap_face_up
+            self.offered = 0
         self._looks_if_out(seat)
 
     def _looks_if_out(self, seat: int) -> None:
         """With ``look_before_last_turn``, once a player has every card face up (and so ends the hole) each other
         player knows their own face-down cards."""
         rules = self.rules
-        n = rules.rows * rules.cols
         me = self.seat
         if not (rules.look_before_last_turn and rules.end_on_all_face_up) or me is None or me == seat:
             return
-        if all(self.up[(seat, p)] for p in range(n)):
-            for p in range(n):
-                if not self.up[(me, p)] and (me, p) not in self.known:
-                    self._learn((me, p), LOOKED_BEFORE_LAST_TURN)
+        if all(self.up[slot] for slot in self._places(seat)):
+            for slot in self._places(me):
+                if not self.up[slot] and slot not in self.known:
+                    self._learn(slot, LOOKED_BEFORE_LAST_TURN)
 
     def _which_power(
-        self, seq: int, seat: int, use: cg.CardGolfMove.UsePower, after: cg.Table, mine_held: str | None
+        self,
+        seq: int,
+        seat: int,
+        use: cg.CardGolfMove.UsePower,
+        before: cg.Table,
+        after: cg.Table,
+        mine_held: str | None,
     ) -> int:
-        """The power used: from the card itself when the viewer held it or a person of the test did, else from the
-        move's shape, the positions face up before, and the card that landed on the discard pile."""
+        """The power used: named by the move when a 2 lends it; from the card itself when the viewer held it or a
+        person of the test did; else from the move's shape, the places face up, empty or shielded before and after,
+        and the card that landed on the discard pile."""
+        if use.power != P.POWER_UNSPECIFIED:
+            return int(use.power)
         card = mine_held or self.hints.get(seq)
-        if card is not None:
+        if card:
             return power_of(self.rules, card)
-        if not use.HasField("seat"):  # on the mover's own grid: peek at a face-down card, or turn a face-up one down
-            return P.POWER_TURN_UP_OR_DOWN if self.up[(seat, use.position)] else P.POWER_PEEK_OWN
-        if not use.HasField("position"):
-            return P.POWER_SHUFFLE_OPPONENT
+        if not (use.HasField("seat") or use.HasField("position") or use.HasField("own")):
+            return P.POWER_DRAW_TWO
+        if not use.HasField("seat"):
+            # On the mover's own grid: remove its card (the place is empty after), shield it (shielded after), peek
+            # at a face-down card, or turn a face-up one down.
+            slot = (seat, use.position)
+            shown = after.hole.grids[seat].cards[use.position]
+            if shown.empty:
+                return P.POWER_ADD_OR_REMOVE
+            if shown.shielded and slot not in self.shielded:
+                return P.POWER_SHIELD
+            return P.POWER_TURN_UP_OR_DOWN if self.up[slot] else P.POWER_PEEK_OWN
+        if not use.HasField("position"):  # the ace adds a card to the grid (an empty place, or a new one); a shuffle
+            grid = after.hole.grids[use.seat].cards
+            added = len(grid) > self.size[use.seat] or any(
+                not grid[p].empty for s, p in self.empty if s == use.seat and p < len(grid)
+            )
+            return P.POWER_ADD_OR_REMOVE if added else P.POWER_SHUFFLE_OPPONENT
+        powers = set(dict(self.rules.powers).values())
         top = power_of(self.rules, after.hole.discard[-1].code) if after.hole.discard else 0
         if use.HasField("own"):
+            if P.POWER_TRADE_FOR_UP_CARD in powers and not powers & {P.POWER_BLIND_SWAP, P.POWER_SWAP_LINES}:
+                return P.POWER_TRADE_FOR_UP_CARD  # its king takes the place of their face-up card: mine is discarded
             assert top in (P.POWER_BLIND_SWAP, P.POWER_SWAP_LINES), f"event {seq}: no power of {use} on the pile"
             return top
         target = (use.seat, use.position)
-        gives = P.POWER_GIVE_TO_OPPONENT in dict(self.rules.powers).values()
+        gives = P.POWER_GIVE_TO_OPPONENT in powers
         if self.up[target] or top not in (P.POWER_PEEK_OPPONENT, P.POWER_TURN_UP_OR_DOWN):
             # Peeks and turns take a face-down card, and put the power card on the pile: a give, then.
             assert gives, f"event {seq}: no power of {use} is possible"
@@ -443,7 +536,10 @@ class Sight:
         after: cg.Table,
         mine_held: str | None,
     ) -> None:
-        power = self._which_power(seq, seat, use, after, mine_held)
+        lent = use.power != P.POWER_UNSPECIFIED
+        if lent and before.hole.phase == cg.HOLE_PHASE_PLACE:  # the 2 in hand: to the pile, lending two powers
+            self.powers[P.Name(P.POWER_TWO_POWERS)] += 1
+        power = self._which_power(seq, seat, use, before, after, mine_held)
         self.powers[P.Name(power)] += 1  # type: ignore[arg-type]
         me = self.seat
         if power == P.POWER_PEEK_OWN:
@@ -459,17 +555,17 @@ class Sight:
                 if slot in self.known:
                     self.known[slot] = BLIND_SWAPPED
         elif power == P.POWER_SHUFFLE_OPPONENT:
-            n = self.rules.rows * self.rules.cols
-            grid = [(use.seat, p) for p in range(n)]
-            for slot in grid:
+            # The opponent's cards but its shielded ones change places: nobody knows where the face-down ones went.
+            moved = [s for s in self._places(use.seat) if s not in self.empty and s not in self.shielded]
+            for slot in moved:
                 self._forget(slot)
             # Where the face-up cards went is the shuffle's: the table after says, but the same cards must be face
             # up, as many as before.
             was = Counter(c.card.code for c in before.hole.grids[use.seat].cards if c.face_up)
             now = after.hole.grids[use.seat].cards
             assert Counter(c.card.code for c in now if c.face_up) == was, f"event {seq}: a shuffle turned cards"
-            for p, shown in enumerate(now):
-                self.up[(use.seat, p)] = shown.face_up
+            for slot in moved:
+                self.up[slot] = now[slot[1]].face_up
         elif power == P.POWER_GIVE_TO_OPPONENT:
             slot = (use.seat, use.position)
             self._forget(slot)
@@ -491,6 +587,38 @@ class Sight:
                 self._learn(slot, TURNED_DOWN)
             else:
                 self.up[(use.seat, use.position)] = True
+        elif power == P.POWER_DRAW_TWO:
+            # The 8 (unless a 2 lent the power) and the next two cards of the stock (or its last one), to the mover.
+            drawn = before.hole.stock_count - after.hole.stock_count
+            assert drawn in (1, 2), f"event {seq}: the draw-two power drew {drawn} cards"
+            self.offered = drawn + (0 if lent else 1)
+        elif power == P.POWER_SHIELD:
+            self.shielded.add((seat, use.position))
+            if not lent:
+                self.aside[seat] += 1  # the 5 lies aside, face up
+        elif power == P.POWER_ADD_OR_REMOVE:
+            if use.HasField("seat") and use.seat != seat:
+                # The top card of the stock, face down and unseen by all, in the first empty place or a new one.
+                free = sorted(p for s, p in self.empty if s == use.seat)
+                slot = (use.seat, free[0] if free else self.size[use.seat])
+                if not free:
+                    self.size[use.seat] += 1
+                self.empty.discard(slot)
+                self._forget(slot)
+                self.up[slot] = False
+            else:
+                slot = (seat, use.position)
+                self._forget(slot)
+                self.empty.add(slot)
+                self.shielded.discard(slot)
+                self.up[slot] = True
+        elif power == P.POWER_TRADE_FOR_UP_CARD:
+            # The king goes face up to their place; their face-up card face up into mine; mine to the pile.
+            theirs, mine = (use.seat, use.position), (seat, use.own)
+            assert self.up[theirs], f"event {seq}: traded for a face-down card"
+            self._forget(theirs)
+            self._forget(mine)
+            self.up[mine] = True
         else:
             raise AssertionError(f"event {seq}: {use} with no power")
 
@@ -533,9 +661,14 @@ class Sight:
         if table.HasField("last_hole"):
             last = table.last_hole
             assert last.phase == cg.HOLE_PHASE_OVER and last.HasField("result"), where
-            assert all(c.face_up and c.HasField("card") for g in last.grids for c in g.cards), where
-            assert not last.HasField("held"), where
-            shown = Counter(c.card.code for g in last.grids for c in g.cards) + Counter(c.code for c in last.discard)
+            for c in (c for g in last.grids for c in g.cards):  # every card shown; an empty place has none
+                assert (c.empty and not c.face_up and not c.HasField("card")) or (
+                    c.face_up and c.HasField("card") and not c.empty
+                ), where
+            assert not last.HasField("held") and not last.offered, where
+            shown = Counter(c.card.code for g in last.grids for c in g.cards if c.HasField("card"))
+            shown.update(c.code for c in last.discard)
+            shown.update(c.code for g in last.grids for c in g.aside)
             assert not shown - deck, f"a finished hole shows more than the deck: {dict(shown - deck)} in {where}"
 
     def _check_hole(self, table: cg.Table, deck: Counter[str], where: Where) -> None:
@@ -543,10 +676,21 @@ class Sight:
         assert table.hole_number == self.hole_number, f"hole {table.hole_number}, followed {self.hole_number}"
         assert not hole.HasField("result") and hole.phase != cg.HOLE_PHASE_OVER, where
         assert len(hole.grids) == self.players, where
+        mover = self.seat is not None and hole.HasField("to_move") and hole.to_move == self.seat
+        # The cards offered to the mover (the draw-two power) are the mover's only.
+        if hole.offered:
+            assert mover, f"LEAK: the cards offered to seat {hole.to_move} shown to {self.name} in {where}"
         shown: Counter[str] = Counter()
         for grid in hole.grids:
+            assert len(grid.cards) == self.size[grid.seat], f"seat {grid.seat} has {len(grid.cards)} places: {where}"
             for p, card in enumerate(grid.cards):
                 slot = (grid.seat, p)
+                assert card.shielded == (slot in self.shielded), f"shield of seat {grid.seat} place {p}: {where}"
+                if slot in self.empty:
+                    assert card.empty and not card.face_up, f"seat {grid.seat}'s place {p} not empty in {where}"
+                    assert not card.HasField("card"), f"LEAK: a card at seat {grid.seat}'s empty place {p}: {where}"
+                    continue
+                assert not card.empty, f"seat {grid.seat}'s place {p} empty in {where}"
                 up = self.up[slot]
                 if card.face_up != up:
                     leak = card.face_up and card.HasField("card")
@@ -569,19 +713,31 @@ class Sight:
                 before = self.seen.setdefault(slot, code)
                 assert before == code, f"seat {grid.seat} position {p} was {before}, now {code}: {where}"
                 shown[code] += 1
+            # Shield cards lie aside face up: everyone's.
+            assert len(grid.aside) == self.aside[grid.seat], f"seat {grid.seat}'s cards aside in {where}"
+            for card in grid.aside:
+                assert power_of(self.rules, card.code) == P.POWER_SHIELD, f"{card.code} aside in {where}"
+                shown[card.code] += 1
         shown.update(c.code for c in hole.discard)
         if hole.HasField("held"):
-            mine = self.seat is not None and hole.HasField("to_move") and hole.to_move == self.seat
-            assert hole.held_from == DISCARD or (hole.held_from == STOCK and mine), (
+            assert hole.held_from == DISCARD or (hole.held_from == STOCK and mover), (
                 f"LEAK: seat {hole.to_move}'s card drawn from the stock ({hole.held.code}) shown to {self.name} in "
                 f"{where}"
             )
             shown[hole.held.code] += 1
+        assert (hole.phase == cg.HOLE_PHASE_CHOOSE) == (self.offered > 0), f"{self.offered} offered: {where}"
+        if mover:
+            assert len(hole.offered) == self.offered, (
+                f"{self.offered} cards offered, shown {len(hole.offered)}: {where}"
+            )
+            shown.update(c.code for c in hole.offered)
         assert hole.held_from == self.held_from, f"held from {hole.held_from}, followed {self.held_from}: {where}"
         assert not shown - deck, f"more cards than the deck: {dict(shown - deck)} in {where}"
-        # The stock is a count only: with the grids, the pile and the hand it makes the deck.
+        # The stock is a count only: with the grids (and their added places, less the empty ones), the cards
+        # aside, the offered cards, the pile and the hand it makes the deck.
         holding = 1 if hole.held_from else 0
-        total = self.players * self.rules.rows * self.rules.cols + len(hole.discard) + holding + hole.stock_count
+        places = sum(self.size.values()) - len(self.empty)
+        total = places + sum(self.aside.values()) + self.offered + len(hole.discard) + holding + hole.stock_count
         assert total == sum(deck.values()), f"{total} cards in the hole, the deck has {sum(deck.values())}: {where}"
 
 
@@ -595,12 +751,18 @@ def public_part(table: cg.Table) -> tuple[Any, ...]:
     hole: tuple[Any, ...] = ()
     if table.HasField("hole"):
         h = table.hole
-        grids = tuple(tuple(c.card.code if c.face_up else "" for c in g.cards) for g in h.grids)
+        grids = tuple(
+            (
+                tuple((c.card.code if c.face_up else "", c.empty, c.shielded) for c in g.cards),
+                tuple(c.code for c in g.aside),
+            )
+            for g in h.grids
+        )
         held = h.held.code if h.held_from == DISCARD else ""
         to_move = h.to_move if h.HasField("to_move") else None
         ender = h.ender if h.HasField("ender") else None
         hole = (h.phase, to_move, tuple(h.ready), grids, tuple(c.code for c in h.discard), h.stock_count, held)
-        hole += (h.held_from, h.turns, tuple(h.strokes), ender)
+        hole += (h.held_from, h.turns, tuple(h.strokes), ender, h.charges)
     last = table.last_hole.SerializeToString(deterministic=True) if table.HasField("last_hole") else b""
     seats = tuple((s.seat, s.player_id, s.bot, s.resigned) for s in table.seats)
     return (table.status, table.hole_number, tuple(table.awaiting), seats, hole, last, table.match_end)
@@ -843,11 +1005,13 @@ class Plan:
     spectator_after: int | None
     spectator_transport: str
     seed: int
+    house_rules: tuple[str, ...] = ()
+    """House rules of the turn the table is created with (``HOUSE_RULES``, but ``early_out`` where it cannot be)."""
 
 
 def plans(kind: str, part: int, count: int) -> list[Plan]:
     rng = random.Random(f"table-leaks:{kind}:{part}")
-    # Every preset in each ten matches, the two with powers twice.
+    # Every preset in each eleven matches, Cambio and Powers twice (Powers has the most powers to cover).
     cycle = [*PRESETS, "cambio", "powers"]
     rng.shuffle(cycle)
     out = []
@@ -870,19 +1034,34 @@ def plans(kind: str, part: int, count: int) -> list[Plan]:
                 spectator_after=rng.choice((None, 0)),
                 spectator_transport=rng.choice(("rest", "grpc")),
                 seed=rng.randrange(2**32),
+                house_rules=house_rules_for(rng, cycle[index % len(cycle)]),
             )
         )
     return out
 
 
+def house_rules_for(rng: random.Random, preset: str) -> tuple[str, ...]:
+    """For a share of the matches: the turn's house rules the preset can take (all of them mostly)."""
+    if rng.random() >= HOUSE_RULES_SHARE:
+        return ()
+    names = [name for name in HOUSE_RULES if not (name == "early_out" and preset in NO_EARLY_OUT)]
+    if rng.random() < 0.3:
+        names = rng.sample(names, rng.randint(1, len(names)))
+    return tuple(names)
+
+
 # -- one match ---------------------------------------------------------------------------------------------------
 def pick(rng: random.Random, table: cg.Table) -> cg.CardGolfMove:
-    """A random move of the viewer's legal moves: a kind by ``KIND_WEIGHTS``, then a move of that kind."""
+    """A random move of the viewer's legal moves: a kind by ``KIND_WEIGHTS``, then a move of that kind (a power
+    the 2 lends: the power first, each alike, then one of its moves)."""
     moves = list(table.legal_moves)
     kinds = sorted({m.WhichOneof("kind") or "" for m in moves})
     weights = POWER_WEIGHTS if table.rules.powers else KIND_WEIGHTS
     (kind,) = rng.choices(kinds, [weights.get(k, 1.0) for k in kinds])
     of_kind = [m for m in moves if m.WhichOneof("kind") == kind]
+    if kind == "use_power":
+        power = rng.choice(sorted({m.use_power.power for m in of_kind}))
+        return rng.choice([m for m in of_kind if m.use_power.power == power])
     if kind != "swap":
         return rng.choice(of_kind)
     grid = table.hole.grids[table.your_seat].cards
@@ -898,6 +1077,10 @@ class Tally:
     refusals: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
     powers: Counter[str] = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
+    """Moves of every seat by kind (bots' too, as the spectator's stream names them)."""
+    house_rules: int = 0
+    """Matches of tables created with house rules."""
     moves: int = 0
     versions: int = 0
     canaries: int = 0
@@ -909,12 +1092,14 @@ class Tally:
         self.versions += other.versions
         self.canaries += other.canaries
         self.reconnects += other.reconnects
+        self.house_rules += other.house_rules
         for mine, theirs in (
             (self.presets, other.presets),
             (self.payloads, other.payloads),
             (self.refusals, other.refusals),
             (self.reasons, other.reasons),
             (self.powers, other.powers),
+            (self.kinds, other.kinds),
         ):
             mine.update(theirs)
 
@@ -936,7 +1121,7 @@ class Match:
         self.plan, self.crew, self.read_seed = plan, crew, read_seed
         self.rng = random.Random(plan.seed)
         self.hints: dict[int, str] = {}
-        self.tally = Tally(matches=1, presets=Counter([plan.preset]))
+        self.tally = Tally(matches=1, presets=Counter([plan.preset]), house_rules=1 if plan.house_rules else 0)
         host = crew.people[min(plan.people.values())] if plan.people else crew.spectator
         self.spectator = Viewer("the spectator", crew.spectator, None, host is crew.spectator)
         self.people = {
@@ -983,8 +1168,17 @@ class Match:
     def play(self) -> Tally:
         plan = self.plan
         options = {"preset": plan.preset, "seats": plan.seats, "holes": 1, "private": plan.private}
-        rules = cg.CardGolfRules(max_rounds=MAX_ROUNDS)  # the preset's rules but this one
-        self.call(self.host, "CreateTable", "create", **options, rules=rules, take_seat=False).expect_ok()
+        rules = cg.CardGolfRules(max_rounds=MAX_ROUNDS)  # the preset's rules but this one (and the house rules)
+        made = self.call(
+            self.host, "CreateTable", "create", **options, rules=rules, house_rules=plan.house_rules, take_seat=False
+        )
+        table = made.expect_ok().table
+        if "flip_as_turn" in plan.house_rules:
+            assert table.rules.flip_as_turn, table.rules
+        if "early_out" in plan.house_rules:
+            assert table.rules.early_out, table.rules
+        if "flip_endgame" in plan.house_rules:
+            assert table.rules.flip_after_discard == cg.FLIP_RULE_ENDGAME, table.rules
         assert self.current is not None
         table_id = self.table_id
         code = self.code = self.current.join_code
@@ -1054,8 +1248,8 @@ class Match:
                 continue
             self._now_and_then(seat, mine)
             chosen = pick(rng, mine)
-            if chosen.WhichOneof("kind") == "use_power":
-                self.hints[mine.version + 1] = mine.hole.held.code
+            if chosen.WhichOneof("kind") == "use_power" and mine.hole.HasField("held"):
+                self.hints[mine.version + 1] = mine.hole.held.code  # a power of a 2's: named by the move
             self._act(me, "Act", chosen, mine.version).expect_ok()
             moves += 1
             if rng.random() < 0.05:
@@ -1083,7 +1277,11 @@ class Match:
             stale = self._act(me, "Act (stale)", mine.legal_moves[0], mine.version - 1)
             stale.expect_error(R.ERROR_REASON_STALE_VERSION)
         elif roll < 0.16:
-            wrong = move("knock") if mine.hole.phase == cg.HOLE_PHASE_FLIP else move("flip", position=0)
+            # (A flip is a turn of its own in the draw phase under the house rule flip_as_turn; a discard is not.)
+            phase = mine.hole.phase
+            wrong = move("knock") if phase == cg.HOLE_PHASE_FLIP else move("discard")
+            if phase != cg.HOLE_PHASE_DRAW and phase != cg.HOLE_PHASE_FLIP:
+                wrong = move("flip", position=0)
             self._act(me, "Act (wrong phase)", wrong).expect_error(R.ERROR_REASON_WRONG_PHASE)
         elif roll < 0.18:
             # A private table does not exist for a stranger, whatever it asks without the code.
@@ -1130,6 +1328,7 @@ class Match:
             self.tally.reasons.update(sight.reasons)
             if viewer is self.spectator:
                 self.tally.powers.update(sight.powers)
+                self.tally.kinds.update(sight.kinds)
             for payload in [*viewer.payloads, *events]:
                 mine = [table for table in tables_in(payload.message) if table.id == self.table_id]
                 # The seed only in a table of the match that is over (in its ``seed``); the commitment from the start.
@@ -1151,10 +1350,10 @@ class Match:
 def canaries(sight: Sight, event: Payload, deck: Counter[str]) -> int:
     """The scan is not blind: copies of ``event`` (just scanned) made to leak, one way at a time, must fail it
     naming a LEAK: a card put on a face-down position the viewer does not know, a face-down card turned face up,
-    another seat's card drawn from the stock put in its hand (each way once a viewer and match). The number of
-    copies tried."""
+    another seat's card drawn from the stock put in its hand, a card offered to another seat (or to none) shown
+    (each way once a viewer and match). The number of copies tried."""
     assert isinstance(event.message, cg.TableEvent)
-    if not event.message.table.HasField("hole") or len(sight.canaries) == 3:
+    if not event.message.table.HasField("hole") or len(sight.canaries) == len(CANARIES):
         return 0
     tried = 0
     hole = event.message.table.hole
@@ -1162,10 +1361,11 @@ def canaries(sight: Sight, event: Payload, deck: Counter[str]) -> int:
         (g, p)
         for g, grid in enumerate(hole.grids)
         for p, card in enumerate(grid.cards)
-        if not card.face_up and (grid.seat, p) not in sight.known
+        if not card.face_up and not card.empty and (grid.seat, p) not in sight.known
     ]
     stock_held = hole.held_from == STOCK and not hole.HasField("held")
-    for how in ("face-down card shown", "shown face up", "stock card in hand"):
+    not_mover = sight.seat is None or not hole.HasField("to_move") or hole.to_move != sight.seat
+    for how in CANARIES:
         if how in sight.canaries:
             continue
         leaky = cg.TableEvent()
@@ -1175,6 +1375,10 @@ def canaries(sight: Sight, event: Payload, deck: Counter[str]) -> int:
             if not stock_held:
                 continue
             h.held.code = "AS"
+        elif how == "offered to another seat":
+            if not not_mover:
+                continue
+            h.offered.add(code="AS")
         else:
             if not unknown:
                 continue
@@ -1240,7 +1444,8 @@ def tour(server: Server, crews: queue.Queue[Crew], part: int) -> Tally:
     print(
         f"\n{kind} part {part}: {total.matches} matches, {total.versions} versions, {total.moves} moves of people,"
         f" {total.canaries} leaky copies caught,"
-        f" payloads {dict(total.payloads)}, refusals {dict(total.refusals)}, powers {dict(total.powers)},"
+        f" payloads {dict(total.payloads)}, refusals {dict(total.refusals)}, moves by kind {dict(total.kinds)},"
+        f" powers {dict(total.powers)}, {total.house_rules} matches with house rules,"
         f" face-down cards shown by reason {dict(total.reasons)}, reconnects {total.reconnects},"
         f" presets {dict(total.presets)}"
     )
@@ -1260,8 +1465,8 @@ def test_random_matches_show_no_viewer_a_card_it_may_not_know(
 
 def test_cards_travel_only_in_the_holes_of_tables() -> None:
     """What makes the tour's scan complete: in every payload of TableService a card can only lie in a table's hole
-    in play or last hole (its grids, discard pile, hand), or in a solitaire game of an ``Error`` (never set by a
-    table's refusals: the tour checks it)."""
+    in play or last hole (its grids and the cards aside beside them, discard pile, hand, offered cards), or in a
+    solitaire game of an ``Error`` (never set by a table's refusals: the tour checks it)."""
     tables = {("golf.v1.Table.hole", *path) for path in HOLE_CARDS} | {
         ("golf.v1.Table.last_hole", *path) for path in HOLE_CARDS
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.duration_pb2 import Duration
 
@@ -22,13 +22,17 @@ from golf.app.memo import IdentityMemo
 from golf.app.table_service import TableSnapshot
 from golf.app.tables.state import MatchEnd, TableStatus
 from golf.app.tables.views import SeatInfo, TableView
+from golf.engine.cardgolf.bots.catalogue import bot_name, parse_bot_name
 from golf.engine.cardgolf.cards import JOKER_CODES, JOKER_RANK, GCard
+from golf.engine.cardgolf.house_rules import HouseRule
 from golf.engine.cardgolf.match import ScoreSheet
 from golf.engine.cardgolf.moves import (
     Discard,
     DrawDiscard,
     DrawStock,
     Flip,
+    FlipAll,
+    Keep,
     Knock,
     Move,
     Pass,
@@ -56,11 +60,15 @@ from golf.v1 import cards_pb2
 
 __all__ = [
     "BOT_LEVELS",
+    "BOT_PERSONALITIES",
+    "bot_from_proto",
     "bot_level_from_proto",
     "bot_level_to_proto",
+    "bot_personality_to_proto",
     "card_to_proto",
     "hole_result_to_proto",
     "hole_to_proto",
+    "house_rule_rules",
     "move_from_proto",
     "move_to_proto",
     "rules_overrides",
@@ -68,6 +76,8 @@ __all__ = [
     "score_sheet_to_proto",
     "table_to_proto",
 ]
+
+T = TypeVar("T")
 
 # -- enums: the engine's and the contract's, by name -------------------------------------------------------------
 
@@ -92,11 +102,21 @@ _MATCH_END = _by_name(MatchEnd, cg.MatchEnd, "MATCH_END_")
 
 BOT_LEVELS: dict[str, cg.BotLevel.ValueType] = {
     "random": cg.BOT_LEVEL_RANDOM,
+    "beginner": cg.BOT_LEVEL_BEGINNER,
     "greedy": cg.BOT_LEVEL_GREEDY,
+    "advanced": cg.BOT_LEVEL_ADVANCED,
     "strong": cg.BOT_LEVEL_STRONG,
 }
-"""The engine's bot names (``golf.engine.cardgolf.bots.BOT_NAMES``) and their ``BotLevel``."""
+"""The engine's bot levels (``golf.engine.cardgolf.bots.BOT_NAMES``) and their ``BotLevel``."""
 _BOT_NAMES: dict[int, str] = {level: name for name, level in BOT_LEVELS.items()}
+BOT_PERSONALITIES: dict[str, cg.BotPersonality.ValueType] = {
+    "pair-hunter": cg.BOT_PERSONALITY_PAIR_HUNTER,
+    "racer": cg.BOT_PERSONALITY_RACER,
+    "cautious": cg.BOT_PERSONALITY_CAUTIOUS,
+    "gambler": cg.BOT_PERSONALITY_GAMBLER,
+}
+"""The engine's bot personalities (``golf.engine.cardgolf.bots.PERSONALITIES``) and their ``BotPersonality``."""
+_PERSONALITY_NAMES: dict[int, str] = {value: name for name, value in BOT_PERSONALITIES.items()}
 MISSED_ACTIONS: dict[str, cg.MissedTurnsAction.ValueType] = {
     "bot": cg.MISSED_TURNS_ACTION_BOT,
     "resign": cg.MISSED_TURNS_ACTION_RESIGN,
@@ -106,15 +126,37 @@ _MISSED_ACTION_NAMES: dict[int, str] = {level: name for name, level in MISSED_AC
 
 
 def bot_level_to_proto(name: str | None) -> cg.BotLevel.ValueType:
-    """``BotLevel`` of an engine bot name (unspecified for ``None``: no bot)."""
-    return BOT_LEVELS[name] if name is not None else cg.BOT_LEVEL_UNSPECIFIED
+    """``BotLevel`` of an engine bot name, with or without a personality (unspecified for ``None``: no bot)."""
+    return BOT_LEVELS[parse_bot_name(name).level.name] if name is not None else cg.BOT_LEVEL_UNSPECIFIED
+
+
+def bot_personality_to_proto(name: str | None) -> cg.BotPersonality.ValueType:
+    """``BotPersonality`` of an engine bot name (unspecified for no bot or a bot of no personality)."""
+    personality = parse_bot_name(name).personality if name is not None else None
+    return BOT_PERSONALITIES[personality.name] if personality is not None else cg.BOT_PERSONALITY_UNSPECIFIED
+
+
+def bot_from_proto(level: int, personality: int, field: str = "personality") -> str:
+    """The engine's bot name of a ``BotLevel`` and a ``BotPersonality`` (unspecified: none), e.g.
+    ``strong+racer``; an unknown personality, or one for the random level, is refused naming ``field``."""
+    name = bot_level_from_proto(level)
+    if personality == cg.BOT_PERSONALITY_UNSPECIFIED:
+        return name
+    style = _PERSONALITY_NAMES.get(personality)
+    if style is None:
+        raise InvalidArgument(field, "choose a defined BotPersonality, or leave it unspecified")
+    try:
+        return bot_name(name, style)
+    except ValueError as refused:
+        raise InvalidArgument(field, str(refused)) from None
 
 
 def bot_level_from_proto(level: int, field: str = "level") -> str:
     """The engine's bot name of a ``BotLevel``; the unspecified level (or a number of no level) is refused."""
     name = _BOT_NAMES.get(level)
     if name is None:
-        raise InvalidArgument(field, "choose BOT_LEVEL_RANDOM, BOT_LEVEL_GREEDY or BOT_LEVEL_STRONG")
+        choices = ", ".join(cg.BotLevel.Name(level) for level in BOT_LEVELS.values())
+        raise InvalidArgument(field, f"choose one of {choices}")
     return name
 
 
@@ -180,6 +222,20 @@ _PLAIN_OPTIONS = (
     "block_of_four_value",
     "four_alike_self",
     "four_alike_opponents",
+    "flip_as_turn",
+    "early_out",
+    "pairs_by_value",
+    "negative_pairs_keep_value",
+    "four_jacks_value",
+    "four_in_two_columns_value",
+    "four_kings_line_value",
+    "straight_value",
+    "shoot_the_moon",
+    "blackjack",
+    "four_alike_wins_match",
+    "first_out_bonus",
+    "underdog_bonus",
+    "tied_penalty",
 )
 """The options whose proto field holds the engine's value as it is (numbers and flags)."""
 _ENUM_OPTIONS: dict[str, dict[Any, Any]] = {
@@ -206,7 +262,7 @@ def _rules_message(rules: GolfRules) -> cg.CardGolfRules:
     )
     for name in _PLAIN_OPTIONS:
         value = getattr(rules, name)
-        if value is not None:  # joker_pair_value, block_of_four_value: unset means no such rule
+        if value is not None:  # joker_pair_value, block_of_four_value, straight_value: None is no such rule
             setattr(msg, name, value)
     for name, table in _ENUM_OPTIONS.items():
         setattr(msg, name, table[getattr(rules, name)])
@@ -214,11 +270,21 @@ def _rules_message(rules: GolfRules) -> cg.CardGolfRules:
 
 
 def rules_to_proto(rules: GolfRules) -> cg.CardGolfRules:
-    """Every option of ``rules`` (the two optional points, ``joker_pair_value`` and ``block_of_four_value``, only
-    when the rules have them). A new message each call."""
+    """Every option of ``rules`` (the optional points, ``joker_pair_value``, ``block_of_four_value`` and
+    ``straight_value``, only when the rules have them). A new message each call."""
     out = cg.CardGolfRules()
     out.CopyFrom(_rules_message(rules))
     return out
+
+
+def house_rule_rules(rule: HouseRule, base: GolfRules) -> cg.CardGolfRules:
+    """The options the house rule ``rule`` sets, as they come out when it is applied to ``base``; every other field
+    of the message unset (a house rule changing part of ``values`` or ``special_values`` shows the whole list)."""
+    msg = rules_to_proto(rule.apply(base))
+    for f in msg.DESCRIPTOR.fields:
+        if f.name not in rule.options:
+            msg.ClearField(f.name)  # type: ignore[arg-type]  # every field name of CardGolfRules
+    return msg
 
 
 def _card_key(key: str, field: str, ranks_too: bool) -> str:
@@ -296,7 +362,14 @@ def move_to_proto(move: Move) -> cg.CardGolfMove:
         return cg.CardGolfMove(knock=cg.CardGolfMove.Knock())
     if isinstance(move, PeekStroke):
         return cg.CardGolfMove(peek_stroke=cg.CardGolfMove.PeekStroke(position=move.position))
-    return cg.CardGolfMove(use_power=cg.CardGolfMove.UsePower(seat=move.seat, position=move.position, own=move.own))
+    if isinstance(move, FlipAll):
+        return cg.CardGolfMove(flip_all=cg.CardGolfMove.FlipAll())
+    if isinstance(move, Keep):
+        return cg.CardGolfMove(keep=cg.CardGolfMove.Keep(choice=move.choice, position=move.position))
+    use = cg.CardGolfMove.UsePower(seat=move.seat, position=move.position, own=move.own)
+    if move.power is not None:  # the engine names a power by its value ("draw_two")
+        use.power = _POWER[Power(move.power)]
+    return cg.CardGolfMove(use_power=use)
 
 
 def move_from_proto(msg: cg.CardGolfMove, field: str = "move") -> Move:
@@ -322,11 +395,19 @@ def move_from_proto(msg: cg.CardGolfMove, field: str = "move") -> Move:
         return PeekStroke(msg.peek_stroke.position)
     if kind == "use_power":
         power = msg.use_power
+        named = None
+        if power.power != cg.POWER_UNSPECIFIED:
+            named = _back(_POWER, power.power, f"{field}.usePower.power").value
         return UsePower(
             power.seat if power.HasField("seat") else None,
             power.position if power.HasField("position") else None,
             power.own if power.HasField("own") else None,
+            named,
         )
+    if kind == "flip_all":
+        return FlipAll()
+    if kind == "keep":
+        return Keep(msg.keep.choice, msg.keep.position)
     raise InvalidArgument(field, f"{field} must set one of its kinds (reveal, drawStock, swap ...)")
 
 
@@ -348,27 +429,62 @@ def hole_result_to_proto(result: HoleResult, hole_number: int) -> cg.HoleResult:
         ],
         end_reason=_END_REASON[result.reason],
         winners=result.winners,
+        wins_match=result.wins_match,
     )
     if result.ender is not None:
         msg.ender = result.ender
     return msg
 
 
+def _grid_card(card: GCard | None, up: bool, over: bool, shielded: bool) -> cg.GridCard:
+    # A place with no card: its card is ``None`` in the view like an unknown card's, but an unknown card is face
+    # down and the hole goes on, while an empty place is face up (nothing there to hide), or any place of a hole
+    # that is over (every card is shown then).
+    if card is None and (up or over):
+        return cg.GridCard(empty=True, shielded=shielded)
+    return cg.GridCard(face_up=up, card=card_to_proto(card) if card is not None else None, shielded=shielded)
+
+
 @functools.lru_cache(maxsize=4096)
-def _grid(seat: int, cards: tuple[GCard | None, ...], face_up: tuple[bool, ...]) -> cg.Grid:
+def _grid(
+    seat: int,
+    cards: tuple[GCard | None, ...],
+    face_up: tuple[bool, ...],
+    over: bool,
+    shields: frozenset[int],
+    aside: tuple[GCard, ...],
+) -> cg.Grid:
     # Memoised: a move changes one grid at most, so most grids of a table are the ones it sent last time.
     return cg.Grid(
         seat=seat,
         cards=[
-            cg.GridCard(face_up=up, card=card_to_proto(card) if card is not None else None)
-            for card, up in zip(cards, face_up, strict=True)
+            _grid_card(card, up, over, p in shields) for p, (card, up) in enumerate(zip(cards, face_up, strict=True))
         ],
+        aside=_cards(aside),
     )
 
 
+def _per_seat(values: tuple[T, ...], seat: int, default: T) -> T:
+    # The view's per-seat tuples of the power cards are empty when no seat has any (a hole without powers).
+    return values[seat] if seat < len(values) else default
+
+
 def hole_to_proto(hole: SeatView, hole_number: int) -> cg.HoleView:
-    """A hole as the view shows it: a card the viewer may not know is ``None`` in the view, and unset here."""
-    grids = [_grid(seat, cards, up) for seat, (cards, up) in enumerate(zip(hole.grids, hole.face_up, strict=True))]
+    """A hole as the view shows it: a card the viewer may not know is ``None`` in the view, and unset here; an
+    empty place (the ace of Powers) is ``None`` too, but face up (or in a hole that is over), and ``empty`` here.
+    ``offered`` is the view's: the mover's only."""
+    over = hole.phase is Phase.OVER
+    grids = [
+        _grid(
+            seat,
+            cards,
+            up,
+            over,
+            _per_seat(hole.shields, seat, frozenset()),
+            _per_seat(hole.aside, seat, ()),
+        )
+        for seat, (cards, up) in enumerate(zip(hole.grids, hole.face_up, strict=True))
+    ]
     msg = cg.HoleView(
         phase=_PHASE[hole.phase],
         ready=hole.ready,
@@ -381,6 +497,8 @@ def hole_to_proto(hole: SeatView, hole_number: int) -> cg.HoleView:
         turns=hole.turns,
         strokes=hole.strokes,
         result=hole_result_to_proto(hole.result, hole_number) if hole.result is not None else None,
+        offered=_cards(hole.offered),
+        charges=hole.charges,
     )
     # During the setup every seat not ready chooses at once (the view names the first of them): no one seat moves.
     if hole.to_move is not None and hole.phase not in (Phase.SETUP, Phase.OVER):
@@ -413,11 +531,13 @@ def _finished_hole(hole: SeatView, hole_number: int) -> cg.HoleView:
 
 
 def score_sheet_to_proto(sheet: ScoreSheet) -> cg.ScoreSheet:
-    """Points per hole and seat, the running totals and the seats leading (the winners once the match is over)."""
+    """Points per hole and seat, the running totals, the seats leading (the winners once the match is over) and those
+    that won outright."""
     return cg.ScoreSheet(
         holes=[cg.HolePoints(points=row) for row in sheet.holes],
         totals=sheet.totals,
         leaders=sheet.leaders,
+        won_by=sheet.won_by,
     )
 
 
@@ -433,6 +553,7 @@ def _seat_to_proto(info: SeatInfo) -> cg.TableSeat:  # memoised (seats seldom ch
         seat=info.seat,
         player_id=info.player_id or "",
         bot=bot_level_to_proto(info.bot),
+        bot_personality=bot_personality_to_proto(info.bot),
         resigned=info.resigned,
         away=info.away,
         missed_turns=info.missed,

@@ -9,15 +9,19 @@ from google.protobuf.duration_pb2 import Duration
 
 from golf.api.rpc import CallContext, Rpc
 from golf.api.table_convert import (
-    bot_level_from_proto,
+    bot_from_proto,
+    house_rule_rules,
     missed_action_from_proto,
     move_from_proto,
     rules_overrides,
+    rules_to_proto,
     table_to_proto,
 )
 from golf.app.errors import InvalidArgument
 from golf.app.table_service import TableService
 from golf.app.tables.options import DEFAULT_PRESET
+from golf.engine.cardgolf.house_rules import HOUSE_RULES, conflicts_of
+from golf.engine.cardgolf.presets import DESCRIPTIONS, PRESETS, preset_version
 from golf.v1 import table_service_pb2 as pb
 
 SERVICE = pb.DESCRIPTOR.services_by_name["TableService"].full_name
@@ -63,6 +67,7 @@ class TableHandlers:
             take_seat=req.take_seat if req.HasField("take_seat") else True,
             idempotency_key=req.idempotency_key if req.HasField("idempotency_key") else None,
             bot_delay_ms=round(_seconds(req.bot_delay) * 1000),
+            house_rules=tuple(req.house_rules),
             **clock,
         )
         return pb.CreateTableResponse(table=table_to_proto(snap))
@@ -95,7 +100,7 @@ class TableHandlers:
         snap = await self.tables.add_bot(
             ctx.player,
             req.table_id,
-            bot_level_from_proto(req.level),
+            bot_from_proto(req.level, req.personality),
             req.idempotency_key,
             seat=_optional_int(req, "seat"),
         )
@@ -133,6 +138,36 @@ class TableHandlers:
         )
         return pb.QuickPlayResponse(table=table_to_proto(snap))
 
+    async def list_table_presets(
+        self, req: pb.ListTablePresetsRequest, ctx: CallContext
+    ) -> pb.ListTablePresetsResponse:
+        names = [DEFAULT_PRESET, *(name for name in PRESETS if name != DEFAULT_PRESET)]
+        return pb.ListTablePresetsResponse(
+            presets=[
+                pb.TablePreset(
+                    name=name,
+                    description=DESCRIPTIONS[name],
+                    rules=rules_to_proto(PRESETS[name]),
+                    version=preset_version(name),
+                )
+                for name in names
+            ]
+        )
+
+    async def list_house_rules(self, req: pb.ListHouseRulesRequest, ctx: CallContext) -> pb.ListHouseRulesResponse:
+        base = PRESETS[DEFAULT_PRESET]
+        return pb.ListHouseRulesResponse(
+            house_rules=[
+                pb.HouseRule(
+                    name=rule.name,
+                    description=rule.description,
+                    rules=house_rule_rules(rule, base),
+                    conflicts=conflicts_of(rule.name),
+                )
+                for rule in HOUSE_RULES.values()
+            ]
+        )
+
     def rpcs(self) -> list[Rpc]:
         """Every unary RPC of the service with its handler (routes and summaries are in the contract)."""
         S = SERVICE
@@ -148,4 +183,8 @@ class TableHandlers:
             Rpc(S, "LeaveTable", pb.LeaveTableRequest, pb.LeaveTableResponse, self.leave_table),
             Rpc(S, "ResignTable", pb.ResignTableRequest, pb.ResignTableResponse, self.resign_table),
             Rpc(S, "QuickPlay", pb.QuickPlayRequest, pb.QuickPlayResponse, self.quick_play),
+            Rpc(
+                S, "ListTablePresets", pb.ListTablePresetsRequest, pb.ListTablePresetsResponse, self.list_table_presets
+            ),
+            Rpc(S, "ListHouseRules", pb.ListHouseRulesRequest, pb.ListHouseRulesResponse, self.list_house_rules),
         ]

@@ -13,7 +13,7 @@ import grpc
 from golf.api.convert import timestamp
 from golf.api.errors import ApiError
 from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem, streaming
-from golf.api.table_convert import bot_level_to_proto, move_to_proto, table_to_proto
+from golf.api.table_convert import bot_level_to_proto, bot_personality_to_proto, move_to_proto, table_to_proto
 from golf.app.table_events import EventKind, Heartbeat, StreamEnded, TableEvent, TableEvents, Watch
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import errors_pb2
@@ -36,6 +36,7 @@ def event_to_proto(event: TableEvent, into: cg.TableEvent | None = None) -> cg.T
     msg.kind = _KINDS[event.kind]
     table_to_proto(event.snapshot, into=msg.table)
     msg.bot = bot_level_to_proto(event.bot)
+    msg.bot_personality = bot_personality_to_proto(event.bot)
     if event.seat is not None:
         msg.seat = event.seat
     if event.move is not None:

@@ -184,7 +184,8 @@ def options_from_record(table_options: str, rules: str) -> TableOptions:
 
 
 def places(totals: Sequence[int]) -> tuple[int, ...]:
-    """Each seat's place by total points, lowest first: 1 + the seats with fewer points (ties share a place)."""
+    """Each seat's place by total points, lowest first: 1 + the seats with fewer points (ties share a place). A
+    match's places are its sheet's (``ScoreSheet.places``), which put a seat that won outright first."""
     return tuple(1 + sum(other < mine for other in totals) for mine in totals)
 
 
@@ -294,7 +295,7 @@ def _match(stored: _StoredMatch, caller_id: str) -> MatchExport | None:
     if record.join_code is not None and table.seat_of(caller_id) is None:
         return None  # a private table's match: its seated players' only
     totals = table.sheet.totals
-    placed = places(totals)
+    placed = table.sheet.places  # places(totals), but a seat that won outright (four alike) comes first
     seats = tuple(
         SeatExport(
             seat=s,

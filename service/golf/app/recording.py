@@ -34,9 +34,17 @@ from golf.app.ports import UnitOfWork
 from golf.app.records import GameRecord, RoundRecord, action_moves, effective
 from golf.app.tables.entries import SeatMoved
 from golf.app.tables.state import MatchEnd, Table, TableStatus
+from golf.engine.cardgolf.bots.catalogue import SEPARATOR as BOT_NAME_SEPARATOR
 
-BOT_RATINGS: dict[str, tuple[float, float]] = {"random": (10.0, 1.0), "greedy": (22.0, 1.0), "strong": (28.0, 1.0)}
-"""The fixed (mu, sigma) a bot of each level plays with in the rating (a new player starts at 25, 25/3)."""
+BOT_RATINGS: dict[str, tuple[float, float]] = {
+    "random": (10.0, 1.0),
+    "beginner": (16.0, 1.0),
+    "greedy": (22.0, 1.0),
+    "advanced": (25.0, 1.0),
+    "strong": (28.0, 1.0),
+}
+"""The fixed (mu, sigma) a bot of each level plays with in the rating (a new player starts at 25, 25/3); a bot with
+a personality plays with its level's."""
 _DEFAULT_BOT = (22.0, 1.0)
 
 
@@ -161,14 +169,15 @@ class RecordKeeper:
             return
         issuers = await uow.records.lock_players(sorted({p for _, p in people}))
         totals = after.sheet.totals
+        placed = after.sheet.places  # by total, but a seat that won outright (four alike) comes first
         moves = await self._moves_by_seat(uow, table_id)
         rated = after.end is MatchEnd.COMPLETED and len(after.seats) >= 2
         preset = after.options.preset
         holes = len(after.sheet.holes)
         records = []
         for n, (seat, player) in enumerate(people):
-            place = 1 + sum(t < totals[seat] for t in totals)
-            shared = sum(t == totals[seat] for t in totals) > 1
+            place = placed[seat]
+            shared = sum(p == place for p in placed) > 1
             resigned = after.seats[seat].resigned
             result = Result.LOST if resigned or place > 1 else Result.DRAWN if shared else Result.WON
             records.append(
@@ -244,8 +253,10 @@ class RecordKeeper:
         at: datetime,
     ) -> list[BoardEntry]:
         """Every seat's rating before the match, the match's ranks, and the people's entries after it."""
-        totals = table.sheet.totals
-        worst = max(totals) + 1
+        # Ranked by total points, or by place when a seat won outright (four alike) whatever its points.
+        sheet = table.sheet
+        order = sheet.places if sheet.won_by else sheet.totals
+        worst = max(order) + 1
         teams: list[list[PlackettLuceRating]] = []
         ranks: list[float] = []
         by_seat = dict(people)
@@ -255,10 +266,11 @@ class RecordKeeper:
                 old = held.get((RATING_BOARD, player))
                 rating = self._model.rating() if old is None else self._model.rating(old.mu, old.sigma)
             else:
-                mu, sigma = BOT_RATINGS.get(state.bot or "", _DEFAULT_BOT)
+                level = state.bot.partition(BOT_NAME_SEPARATOR)[0] if state.bot else ""
+                mu, sigma = BOT_RATINGS.get(level, _DEFAULT_BOT)
                 rating = self._model.rating(mu, sigma)
             teams.append([rating])
-            ranks.append(float(worst if state.resigned else totals[seat]))
+            ranks.append(float(worst if state.resigned else order[seat]))
         rated = self._model.rate(teams, ranks=ranks)
         out = []
         for (seat, player), record in zip(people, records, strict=True):

@@ -33,7 +33,7 @@ import math
 import secrets
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -209,12 +209,14 @@ class TableService:
         missed_turns_limit: int = DEFAULT_MISSED_TURNS,
         missed_action: str = "bot",
         bot_delay_ms: int = 0,
+        house_rules: Sequence[str] = (),
     ) -> TableSnapshot:
-        """Open a table of ``preset`` with the rule ``rules`` changed, ``seats`` seats and ``holes`` holes; listed,
-        or ``private`` behind a fresh join code. The creator sits at seat 0 unless ``take_seat`` is false. A turn
-        clock of ``turn_seconds`` gives a person who lets it run out the timeout action, and after
-        ``missed_turns_limit`` missed turns in a row ``missed_action`` (``bot``: a bot plays for them until they act
-        again; ``resign``); ``bot_delay_ms`` paces the bots (see ``TableOptions.build``).
+        """Open a table of ``preset`` with the ``house_rules`` applied (in order) and the rule ``rules`` changed,
+        ``seats`` seats and ``holes`` holes; listed, or ``private`` behind a fresh join code. The creator sits at
+        seat 0 unless ``take_seat`` is false. A turn clock of ``turn_seconds`` gives a person who lets it run out the
+        timeout action, and after ``missed_turns_limit`` missed turns in a row ``missed_action`` (``bot``: a bot
+        plays for them until they act again; ``resign``); ``bot_delay_ms`` paces the bots (see
+        ``TableOptions.build``).
 
         With ``idempotency_key`` the table's id is made from the creator and the key, so a retry finds the table
         the first request made (``replayed``); the same key with other options is ``IdempotencyKeyReused``."""
@@ -229,6 +231,7 @@ class TableService:
             missed_turns_limit=missed_turns_limit,
             missed_action=missed_action,
             bot_delay_ms=bot_delay_ms,
+            house_rules=house_rules,
         )
         await self.limiter.hit("create", caller.player_id)
         table_id = self.ids() if idempotency_key is None else self._table_id(caller, idempotency_key)

@@ -11,7 +11,8 @@ For every record: the rules text is in its canonical form, the commitment is ``S
 - a card Golf match: the table's options are rebuilt from ``table_options`` and ``rules``, every entry is decoded
   and applied to a table made from the seed (each hole dealt from the match seed, every move one of the seat's
   legal moves); the match must be over after the last entry, ended as the record says, each seat's player, points
-  per hole, total and place those of the record.
+  per hole, total and place those of the record (places by total, but a seat that won outright with four alike,
+  under ``four_alike_wins_match``, first).
 
 A failed check raises :class:`CheckFailed` with a reason a person can act on.
 """
@@ -19,10 +20,11 @@ A failed check raises :class:`CheckFailed` with a reason a person can act on.
 from __future__ import annotations
 
 from golf.app.errors import AppError
-from golf.app.exports import FORMAT, options_from_record, places
+from golf.app.exports import FORMAT, options_from_record
 from golf.app.records import AUTOPLAY, UNDO, action_moves
 from golf.app.tables.records import TableRecordError, decode_entry, encode_entry
 from golf.app.tables.state import TableStatus, apply_entry, new_table
+from golf.engine.cardgolf.match import ScoreSheet
 from golf.engine.cardgolf.rules import GolfRules
 from golf.engine.shuffle import ALGORITHM, commitment
 from golf.engine.solitaire.moves import IllegalMove, PlayColumn, Refusal
@@ -176,17 +178,16 @@ def check_match(record: rpb.Record) -> str:
         raise CheckFailed(f"the match is not over after its {len(record.entries)} entries")
     if record.match_end != table.end.value:
         raise CheckFailed(f"match end {record.match_end!r} but the log ends it {table.end.value!r}")
-    _check_seats(record, [s.player_id or "" for s in table.seats], table.sheet.holes, table.sheet.totals)
+    _check_seats(record, [s.player_id or "" for s in table.seats], table.sheet)
     totals = ",".join(str(t) for t in table.sheet.totals)
     return f"preset={record.preset} holes={len(table.sheet.holes)} seats={len(table.seats)} totals={totals}"
 
 
-def _check_seats(
-    record: rpb.Record, players: list[str], holes: tuple[tuple[int, ...], ...], totals: tuple[int, ...]
-) -> None:
+def _check_seats(record: rpb.Record, players: list[str], sheet: ScoreSheet) -> None:
     if len(record.seats) != len(players):
         raise CheckFailed(f"{len(record.seats)} seats in the record, {len(players)} at the table")
-    placed = places(totals)
+    holes, totals = sheet.holes, sheet.totals
+    placed = sheet.places  # by total points, a seat that won outright (four alike) first
     for s, seat in enumerate(record.seats):
         points = [row[s] for row in holes]
         if seat.seat != s:

@@ -46,6 +46,7 @@ from golf.engine.cardgolf import (
     UsePower,
 )
 from golf.engine.cardgolf.bots import BOT_NAMES
+from golf.engine.cardgolf.moves import FlipAll, Keep
 from golf.engine.cards import Card
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import cards_pb2
@@ -71,6 +72,11 @@ EVERY_KIND: list[Move] = [
     UsePower(position=0),
     UsePower(seat=0, position=0, own=0),
     UsePower(seat=3, position=2, own=1),
+    UsePower(power=Power.DRAW_TWO.value),
+    UsePower(seat=1, position=4, power=Power.PEEK_OPPONENT.value),
+    FlipAll(),
+    Keep(0, 0),
+    Keep(2, 5),
 ]
 
 
@@ -128,11 +134,12 @@ def _same_rules(a: GolfRules, b: GolfRules) -> None:
 def test_a_presets_rules_sent_back_as_overrides_make_the_same_rules(name: str) -> None:
     rules = PRESETS[name]
     msg = rules_to_proto(rules)
-    # Every field is set in a response (the two optional points only when the rules have them).
+    # Every field is set in a response (the optional points only when the rules have them).
     unset = {f.name for f in cg.CardGolfRules.DESCRIPTOR.fields if f.has_presence and not msg.HasField(f.name)}
-    assert unset <= {"joker_pair_value", "block_of_four_value"}
+    assert unset <= {"joker_pair_value", "block_of_four_value", "straight_value"}
     assert ("joker_pair_value" in unset) == (rules.joker_pair_value is None)
     assert ("block_of_four_value" in unset) == (rules.block_of_four_value is None)
+    assert ("straight_value" in unset) == (rules.straight_value is None)
     assert list(msg.values) == list(rules.values)
     # Over six-card, which has no special values and no powers (an empty map keeps the preset's: a request cannot
     # take a preset's powers away, only start from a preset without them).

@@ -141,11 +141,18 @@ def scan(table: Table, viewer: int | None) -> None:
                 shown = tv.hole.grids[owner][p]
                 if _may_know(hole, viewer, owner, p):
                     assert shown == card
-                    allowed[card] += 1
+                    if card is not None:  # ``None``: an empty place (the ace of Powers took its card)
+                        allowed[card] += 1
                 else:
                     assert shown is None, f"seat {viewer} sees {owner}:{p} face down"
         allowed.update(hole.discard)
+        allowed.update(c for aside in hole.aside for c in aside)  # shields are kept aside face up
         assert tv.hole.discard == hole.discard
+        if viewer == hole.turn:  # the cards the mover chooses from (the 8 of Powers): the mover's only
+            assert tv.hole.offered == hole.offered
+            allowed.update(hole.offered)
+        else:
+            assert tv.hole.offered == ()
         if hole.held is not None and (viewer == hole.turn or hole.held_from is Source.DISCARD):
             assert tv.hole.held == hole.held
             allowed[hole.held] += 1
@@ -156,7 +163,8 @@ def scan(table: Table, viewer: int | None) -> None:
             assert hole.stock not in tuples and tuple(reversed(hole.stock)) not in tuples
         assert not any(hole.seed in s for s in strings)
     if table.last_hole is not None:
-        allowed.update(c for g in table.last_hole.grids for c in g)
+        allowed.update(c for g in table.last_hole.grids for c in g if c is not None)
+        allowed.update(c for aside in table.last_hole.aside for c in aside)
         allowed.update(table.last_hole.discard)
     assert not cards - allowed, f"seat {viewer} sees {cards - allowed}"
     # The match seed only in ``seed``, and only once the match is over; the commitment from the start.

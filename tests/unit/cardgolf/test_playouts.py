@@ -18,7 +18,7 @@ from golf.engine.cardgolf.match import deal_hole
 from golf.engine.cardgolf.options import FlipRule, KnockerPenalty
 from golf.engine.cardgolf.play import play_hole, play_match
 from golf.engine.cardgolf.rules import GRIDS
-from tests.unit.cardgolf.recount import recount
+from tests.unit.cardgolf.recount import recount_hole
 
 VARIANTS: dict[str, GolfRules] = dict(PRESETS)
 for rows, cols in GRIDS:
@@ -33,6 +33,19 @@ VARIANTS["nine-everything"] = replace(
     joker_pair_value=-4,
     four_alike_opponents=10,
     wild_one_eyed_jacks=True,
+)
+VARIANTS["six-turn-house-rules"] = replace(
+    PRESETS["six-card"],
+    flip_as_turn=True,
+    early_out=True,
+    flip_after_discard=FlipRule.ENDGAME,
+    first_out_bonus=-5,
+    underdog_bonus=-3,
+    tied_penalty=5,
+    blackjack=True,
+)
+VARIANTS["powers-with-every-option"] = replace(
+    PRESETS["powers"], flip_after_discard=FlipRule.OPTIONAL, jack_discard_skips_next=True, peeks_stay_visible=False
 )
 VARIANTS["six-flip-compulsory-knock"] = replace(
     PRESETS["six-card"],
@@ -50,10 +63,10 @@ def check_views(state: HoleState, seat: int, move: Move) -> None:
         v = view(state, viewer)
         for owner, grid in enumerate(v.grids):
             for p, card in enumerate(grid):
-                assert (card is not None) == state.knows(viewer, owner, p)  # all it may know, and nothing more
-                if card is not None:
-                    assert card == state.grids[owner][p]
-                    assert state.face_up[owner][p] or (viewer is not None and (owner, p) in state.known[viewer])
+                shows = state.knows(viewer, owner, p)  # all it may know, and nothing more
+                if shows and not state.face_up[owner][p] and not state.rules.peeks_stay_visible:
+                    shows = viewer is not None and (owner, p) in state.glimpsed[viewer]  # strict: just seen only
+                assert card == (state.grids[owner][p] if shows else None)  # ``None`` too for an empty place
         if v.held is not None:
             assert viewer == state.turn or (v.held_from is not None and v.held_from.value == "discard")
         # The stock's order never appears: a view holds at most the cards it shows.
@@ -76,13 +89,9 @@ def play_and_check(rules: GolfRules, players: int, bots: list[str], hole: int) -
     assert final.over
     assert Counter(final.all_cards()) == deck
     result = hole_result(final)
-    fours = [recount(list(g), rules)[1] for g in final.grids]
-    for seat, grid in enumerate(final.grids):
-        own = recount(list(grid), rules)[0] + final.strokes[seat]
-        if rules.four_alike_opponents:
-            own += rules.four_alike_opponents * sum(f for s, f in enumerate(fours) if s != seat)
-        knock_lines = sum(line.points for line in result.seats[seat].lines if line.rule.startswith("knocker"))
-        assert result.scores[seat] == own + knock_lines
+    scores, wins = recount_hole([list(g) for g in final.grids], rules, final.strokes, final.ender, final.went_out)
+    assert list(result.scores) == scores and list(result.wins_match) == wins
+    for seat in range(players):
         assert sum(line.points for line in result.seats[seat].lines) == result.scores[seat]
     end_view = view(final, None)
     assert end_view.result == result and all(c is not None for g in end_view.grids for c in g)

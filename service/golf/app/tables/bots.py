@@ -18,7 +18,7 @@ import hashlib
 from golf.app.tables.commands import Applied
 from golf.app.tables.entries import Entry, SeatMoved
 from golf.app.tables.state import Table, apply_entry
-from golf.engine.cardgolf.bots import make_bot
+from golf.engine.cardgolf.bots import LEVELS, bot_cost, make_bot
 from golf.engine.cardgolf.view import view
 
 
@@ -35,9 +35,9 @@ def pending_bot_seat(table: Table) -> int | None:
     return next((s for s in table.awaiting() if table.seats[s].bot is not None), None)
 
 
-BOT_COST = {"random": 1, "greedy": 1, "strong": 10}
+BOT_COST = {level.name: level.cost for level in LEVELS}
 """What a move of each bot level costs against :data:`BOT_BUDGET`, roughly in its CPU time (a strong bot simulates
-the hole from its view many times)."""
+the hole from its view many times); a bot with a personality costs what its level costs (``bot_cost``)."""
 BOT_BUDGET = 40
 """The bot work one append may do (the sum of :data:`BOT_COST` of its bot moves; at least one move). A request must
 not keep the server busy for a whole match of bots (a table of bots only, or eight strong bots): the moves past
@@ -57,9 +57,9 @@ def play_bots(table: Table, max_moves: int | None = None, budget: int | None = N
         kind = table.seats[seat].bot
         hole = table.hole
         assert kind is not None and hole is not None
-        if budget is not None and entries and spent + BOT_COST.get(kind, 1) > budget:
+        if budget is not None and entries and spent + bot_cost(kind) > budget:
             break
-        spent += BOT_COST.get(kind, 1)
+        spent += bot_cost(kind)
         bot = make_bot(kind, bot_seed(table.seed, table.version))
         entry = SeatMoved(seat, bot.choose(view(hole, seat)))
         table = apply_entry(table, entry)

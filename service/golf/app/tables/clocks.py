@@ -58,7 +58,9 @@ def timeout_move(seat_view: SeatView) -> Move:
     - draw: draw from the stock (from the discard pile if the stock is empty; never a knock or a peek stroke);
     - holding a card: discard it; a card taken from the discard pile must be swapped in, so it replaces the seat's
       face-up card of the highest value (the lowest position of equals), or the first position when none is face up;
-    - after a discard: pass when the rules allow it, else turn up the first face-down card.
+    - after a discard: pass when the rules allow it, else turn up the first face-down card;
+    - after a power that lends a second one: pass; choosing among drawn cards (the 8 of Powers): keep the first
+      offered card (the power card itself) at the first place.
     """
     legal = seat_view.legal_moves
     if not legal:
@@ -83,7 +85,7 @@ def timeout_move(seat_view: SeatView) -> Move:
         swaps = [m for m in legal if isinstance(m, Swap)]
         if swaps:
             return swaps[0]
-    elif phase is Phase.FLIP:
+    elif phase in (Phase.FLIP, Phase.POWER):  # a power's second use is skipped like a flip
         if Pass() in legal:
             return Pass()
         flips = [m for m in legal if isinstance(m, Flip)]
@@ -190,7 +192,7 @@ def _timed_out_turn(table: Table, seat: int, entries: list[Entry], bot: bool) ->
         table = apply_entry(table, entry)
         entries.append(entry)
         after = table.hole
-        mid_turn = after is not None and after.phase in (Phase.PLACE, Phase.FLIP)
+        mid_turn = after is not None and after.mid_turn
         if table.status is not TableStatus.PLAYING or table.hole_index != hole_index or not mid_turn:
             break
     options = table.options

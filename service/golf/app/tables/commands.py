@@ -56,7 +56,8 @@ def join(table: Table, player_id: str, seat: int | None = None, join_code: str |
 
 
 def add_bot(table: Table, kind: str, seat: int | None = None) -> Applied:
-    """Seat a bot of level ``kind`` (``random``, ``greedy``, ``strong``) at ``seat`` (default: the first free)."""
+    """Seat the bot ``kind`` (a level such as ``greedy``, or a level and a personality, ``strong+racer``; see
+    ``golf.engine.cardgolf.bots.catalogue``) at ``seat`` (default: the first free)."""
     return _one(table, BotAdded(_pick_seat(table, seat), kind))
 
 

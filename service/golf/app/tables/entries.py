@@ -22,7 +22,8 @@ class SeatJoined:
 
 @dataclass(frozen=True, slots=True)
 class BotAdded:
-    """A bot of level ``kind`` (``random``, ``greedy``, ``strong``) took the free seat ``seat`` (before the start)."""
+    """The bot ``kind`` (a level, ``greedy``, or a level and a personality, ``strong+racer``) took the free seat
+    ``seat`` (before the start)."""
 
     seat: int
     kind: str

@@ -1,17 +1,18 @@
-"""The options a table is created with: the rules (a preset, or a preset with options changed one by one), the
-number of seats, the holes of the match, whether it is listed or private behind a join code, its turn clock, the
-pace of its bots and (for quick play) when bots fill its empty seats."""
+"""The options a table is created with: the rules (a preset, with house rules by name and options changed one by
+one), the number of seats, the holes of the match, whether it is listed or private behind a join code, its turn
+clock, the pace of its bots and (for quick play) when bots fill its empty seats."""
 
 from __future__ import annotations
 
 import hmac
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from golf.app.errors import InvalidArgument
 from golf.app.quoting import shown
+from golf.engine.cardgolf.house_rules import HouseRuleError, apply_house_rules
 from golf.engine.cardgolf.presets import PRESETS
 from golf.engine.cardgolf.rules import MAX_PLAYERS, MIN_PLAYERS, GolfRules
 
@@ -96,18 +97,28 @@ class TableOptions:
         missed_action: str = "bot",
         bot_delay_ms: int = 0,
         autofill_seconds: int | None = None,
+        house_rules: Sequence[str] = (),
     ) -> TableOptions:
-        """Validated options: the preset ``preset`` with the rule options ``rules`` changed (names and values as in
-        ``GolfRules.from_dict``), ``seats`` seats (2 to 8, and no more than the decks can deal), ``holes`` holes (1
-        to 18; by default the rules' own), private behind ``join_code`` when one is given; a turn clock of
-        ``turn_seconds`` (5 s to 30 days) with ``missed_action`` (``bot`` or ``resign``) after
-        ``missed_turns_limit`` (1 to 100) missed turns in a row; bots paced by ``bot_delay_ms`` (0 to 30,000);
-        quick play's ``autofill_seconds`` (0 to 600). Raises ``InvalidArgument`` naming the field as a request names
-        it (proto3 JSON: ``turnClock.turnTime``, ``turnClock.missedTurnsLimit``, ``turnClock.action``,
-        ``botDelay``, ``wait``)."""
+        """Validated options: the preset ``preset`` with the ``house_rules`` applied in order (names of
+        ``golf.engine.cardgolf.house_rules.HOUSE_RULES``), then the rule options ``rules`` changed (names and values
+        as in ``GolfRules.from_dict``; they win over the house rules), ``seats`` seats (2 to 8, and no more than the
+        decks can deal), ``holes`` holes (1 to 18; by default the rules' own), private behind ``join_code`` when
+        one is given; a turn clock of ``turn_seconds`` (5 s to 30 days) with ``missed_action`` (``bot`` or
+        ``resign``) after ``missed_turns_limit`` (1 to 100) missed turns in a row; bots paced by ``bot_delay_ms`` (0
+        to 30,000); quick play's ``autofill_seconds`` (0 to 600). Raises ``InvalidArgument`` naming the field as a
+        request names it (proto3 JSON: ``turnClock.turnTime``, ``turnClock.missedTurnsLimit``,
+        ``turnClock.action``, ``botDelay``, ``wait``; ``houseRules[i]`` for an unknown or repeated name, or one
+        that conflicts with a name before it)."""
         base = PRESETS.get(preset)
         if base is None:
             raise InvalidArgument("preset", f"unknown preset {shown(preset)}; choose one of {', '.join(PRESETS)}")
+        if isinstance(house_rules, str):  # one name is not a list of its letters
+            raise InvalidArgument("houseRules", "house rules are a list of names")
+        try:
+            base = apply_house_rules(base, house_rules)
+        except HouseRuleError as err:
+            field_name = "houseRules" if err.index is None else f"houseRules[{err.index}]"
+            raise InvalidArgument(field_name, str(err)) from None
         try:
             chosen = base.with_options(**dict(rules or {}))
         except (ValueError, TypeError) as err:

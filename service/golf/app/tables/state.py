@@ -3,7 +3,8 @@ of its options, its match seed and its log (:func:`replay`); :func:`apply_entry`
 changes a table, so a command and a replay of the same entry can never disagree.
 
 Holes chain by themselves: the move that ends a hole scores it on the sheet and deals the next one (the deal of
-hole ``k`` comes from the match seed, ``golf.engine.cardgolf.match.deal_hole``) until the match is over.
+hole ``k`` comes from the match seed, ``golf.engine.cardgolf.match.deal_hole``) until the match is over: every hole
+played, or a seat won outright (``golf.engine.cardgolf.match.match_over``).
 
 Turn clocks keep no time here, only what the log says: ``Table.wait_from`` is the version of the entry that began
 the wait for the awaited seats (a turn, or a hole's setup), ``Seat.missed`` the turns a person's clock finished for
@@ -30,7 +31,7 @@ from golf.app.tables.entries import (
 )
 from golf.app.tables.errors import TableMoveRefused, TableRefusal, TableRefused
 from golf.app.tables.options import TableOptions
-from golf.engine.cardgolf.bots import BOT_NAMES
+from golf.engine.cardgolf.bots import BOT_NAMES, is_bot_name
 from golf.engine.cardgolf.match import ScoreSheet, deal_hole, match_over
 from golf.engine.cardgolf.moves import IllegalMove, Move, Refusal, Reveal, UsePower
 from golf.engine.cardgolf.outcome import HoleResult, hole_result
@@ -55,7 +56,8 @@ class MatchEnd(Enum):
     """Why a match ended."""
 
     COMPLETED = "completed"
-    """Every hole was played."""
+    """Every hole was played, or a seat won the match outright (four alike under ``four_alike_wins_match``: the
+    sheet's ``won_by``)."""
     ABANDONED = "abandoned"
     """The last person at the table resigned; the hole in play is not scored."""
 
@@ -166,8 +168,8 @@ def apply_entry(table: Table, entry: Entry) -> Table:
                 raise TableRefused(TableRefusal.ALREADY_SEATED, "the player already holds a seat at this table")
             taken = Seat(player_id=entry.player_id)
         else:
-            if entry.kind not in BOT_NAMES:
-                raise InvalidArgument("kind", f"unknown bot level; choose one of {', '.join(BOT_NAMES)}")
+            if not is_bot_name(entry.kind):
+                raise InvalidArgument("kind", f"unknown bot; choose one of {', '.join(BOT_NAMES)} (+ a personality)")
             taken = Seat(bot=entry.kind)
         return _with_seat(table, seat, taken, version=table.version + 1)
     if isinstance(entry, SeatLeft):
@@ -207,9 +209,9 @@ def _apply_move(table: Table, entry: SeatMoved | SeatTimedOut) -> Table:
     assert hole is not None
     hole = hole.apply(seat, checked_move(hole, seat, entry.move))
     version = table.version + 1
-    # The seat's turn is over unless it still holds a drawn card or owes the flip after a discard (the setup
-    # "turn" is the one reveal).
-    turn_over = hole.phase not in (Phase.PLACE, Phase.FLIP)
+    # The seat's turn is over unless it still holds a drawn card, owes the flip after a discard, or is in the middle
+    # of a power (choosing a card, a second power); the setup "turn" is the one reveal.
+    turn_over = not hole.mid_turn
     table = replace(table, hole=hole, version=version)
     if turn_over and hole.phase is not Phase.SETUP:
         table = replace(table, wait_from=version)  # the next turn's clock (or the next hole's setup clock) starts

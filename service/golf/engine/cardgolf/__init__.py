@@ -31,15 +31,16 @@ from golf.engine.cardgolf.options import (
     StockOut,
 )
 from golf.engine.cardgolf.outcome import HoleResult, SeatResult, hole_result
-from golf.engine.cardgolf.presets import PRESET_VERSION, PRESETS, preset
+from golf.engine.cardgolf.powers import CARDS as POWER_CARDS  # installs the power cards' rules into the state
+from golf.engine.cardgolf.presets import PRESETS, preset, preset_version
 from golf.engine.cardgolf.rules import GolfRules
 from golf.engine.cardgolf.scoring import GridScore, ScoreLine, score_grid
 from golf.engine.cardgolf.state import EndReason, HoleState, Phase, Source, deal
 from golf.engine.cardgolf.view import SeatView, view
 
 __all__ = [
+    "POWER_CARDS",
     "PRESETS",
-    "PRESET_VERSION",
     "Discard",
     "DrawDiscard",
     "DrawStock",
@@ -79,6 +80,7 @@ __all__ = [
     "parse_cards",
     "parse_move",
     "preset",
+    "preset_version",
     "score_grid",
     "view",
 ]

@@ -1,5 +1,6 @@
-"""A match: 9 or 18 holes on one set of rules, the lowest total wins. Each hole's deal comes from the match seed,
-and the first seat moves one place left every hole (the deal passes round the table)."""
+"""A match: 9 or 18 holes on one set of rules, the lowest total wins (unless four alike wins it at once, under
+``four_alike_wins_match``). Each hole's deal comes from the match seed, and the first seat moves one place left
+every hole (the deal passes round the table)."""
 
 from __future__ import annotations
 
@@ -27,10 +28,20 @@ class ScoreSheet:
     players: int
     holes: tuple[tuple[int, ...], ...] = ()
     """Points per seat, one row per hole played."""
+    won_by: tuple[int, ...] = ()
+    """The seats that won the match outright (``four_alike_wins_match``: four alike at a hole's end); empty
+    while the match is decided by points. Of several seats holding four alike at the same hole's end, those with the
+    lowest total after that hole win (sharing the win on a tie)."""
 
     def add(self, result: HoleResult) -> ScoreSheet:
-        """The sheet with one more hole."""
-        return ScoreSheet(self.players, (*self.holes, result.scores))
+        """The sheet with one more hole (and the outright winner, if the hole made one and none was made before)."""
+        holes = (*self.holes, result.scores)
+        won_by = self.won_by
+        if not won_by and result.wins_match:
+            totals = [sum(row[s] for row in holes) for s in range(self.players)]
+            low = min(totals[s] for s in result.wins_match)
+            won_by = tuple(s for s in sorted(result.wins_match) if totals[s] == low)
+        return ScoreSheet(self.players, holes, won_by)
 
     @property
     def totals(self) -> tuple[int, ...]:
@@ -39,10 +50,27 @@ class ScoreSheet:
 
     @property
     def leaders(self) -> tuple[int, ...]:
-        """The seats with the lowest total (the winners once the match is over)."""
+        """The seats leading: those that won outright, else those with the lowest total (the winners once the
+        match is over)."""
+        if self.won_by:
+            return self.won_by
         totals = self.totals
         low = min(totals)
         return tuple(s for s, t in enumerate(totals) if t == low)
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """Each seat's place, 1 first, seats that tie sharing a place: the outright winners first, then the others
+        by total points, lowest first (1 + the seats ahead)."""
+        totals = self.totals
+        won = set(self.won_by)
+        out = []
+        for s, mine in enumerate(totals):
+            if s in won:
+                out.append(1)
+            else:
+                out.append(1 + len(won) + sum(t < mine for o, t in enumerate(totals) if o not in won))
+        return tuple(out)
 
     def render(self, names: list[str] | None = None) -> str:
         """The sheet as a text table."""
@@ -55,5 +83,5 @@ class ScoreSheet:
 
 
 def match_over(rules: GolfRules, sheet: ScoreSheet) -> bool:
-    """Whether every hole of the match has been played."""
-    return len(sheet.holes) >= rules.holes
+    """Whether the match is over: every hole has been played, or a seat won it outright."""
+    return bool(sheet.won_by) or len(sheet.holes) >= rules.holes

@@ -109,23 +109,49 @@ class PeekStroke:
 
 
 @dataclass(frozen=True, slots=True)
-class UsePower:
-    """Discard the card drawn from the stock to use its power. ``seat`` names the opponent targeted, ``position``
-    their card (or your own for powers on your own grid), ``own`` your card (blind swap) or the second line
-    (swap lines: lines 0..rows-1 are rows, rows..rows+cols-1 columns)."""
-
-    seat: int | None = None
-    position: int | None = None
-    own: int | None = None
+class FlipAll:
+    """Instead of a turn (house rule ``early_out``): turn up your last one or two face-down cards and go out."""
 
     @property
     def code(self) -> str:
         """Text form."""
-        parts = [f"{name}={value}" for name, value in (("seat", self.seat), ("pos", self.position), ("own", self.own))]
-        return "power " + " ".join(p for p in parts if not p.endswith("None"))
+        return "flip-all"
 
 
-Move = Reveal | DrawStock | DrawDiscard | Swap | Discard | Flip | Pass | Knock | PeekStroke | UsePower
+@dataclass(frozen=True, slots=True)
+class UsePower:
+    """Discard the card drawn from the stock to use its power. ``seat`` names the opponent targeted, ``position``
+    their card (or your own for powers on your own grid), ``own`` your card (blind swap) or the second line
+    (swap lines: lines 0..rows-1 are rows, rows..rows+cols-1 columns). ``power`` names the power to use when the
+    card grants a choice of powers (the 2 of Powers), by its :class:`~golf.engine.cardgolf.options.Power` value."""
+
+    seat: int | None = None
+    position: int | None = None
+    own: int | None = None
+    power: str | None = None
+
+    @property
+    def code(self) -> str:
+        """Text form."""
+        named = (("as", self.power), ("seat", self.seat), ("pos", self.position), ("own", self.own))
+        return "power " + " ".join(f"{name}={value}" for name, value in named if value is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """After the draw-two power: keep card ``choice`` (0: the power card, 1 and 2: the two drawn) at ``position``
+    of your grid; the card there and the other two go to the discard pile."""
+
+    choice: int
+    position: int
+
+    @property
+    def code(self) -> str:
+        """Text form."""
+        return f"keep {self.choice} {self.position}"
+
+
+Move = Reveal | DrawStock | DrawDiscard | Swap | Discard | Flip | Pass | Knock | PeekStroke | FlipAll | UsePower | Keep
 
 
 class Refusal(Enum):
@@ -152,6 +178,12 @@ class Refusal(Enum):
     """The card in hand has no power, or it was taken from the discard pile."""
     BAD_TARGET = "BAD_TARGET"
     """A power's target is missing, is yourself, or is not allowed for that power."""
+    SHIELDED = "SHIELDED"
+    """A power names a place its owner shielded (the 5 of Powers)."""
+    POWER_USED = "POWER_USED"
+    """The 2 of Powers: the same power twice in one turn, or a power the table does not have."""
+    EARLY_OUT_NOT_ALLOWED = "EARLY_OUT_NOT_ALLOWED"
+    """Going out early needs the house rule and one or two face-down cards."""
     MALFORMED_MOVE = "MALFORMED_MOVE"
     """The move names something its kind does not take (a power move with an argument its power does not use)."""
 
@@ -175,6 +207,7 @@ def parse_move(text: str) -> Move:
         "discard": Discard(),
         "pass": Pass(),
         "knock": Knock(),
+        "flip-all": FlipAll(),
     }
     if head in simple:
         return simple[head]
@@ -189,5 +222,9 @@ def parse_move(text: str) -> Move:
             int(args["seat"]) if "seat" in args else None,
             int(args["pos"]) if "pos" in args else None,
             int(args["own"]) if "own" in args else None,
+            args.get("as"),
         )
+    if head == "keep":
+        choice, position = rest.split()
+        return Keep(int(choice), int(position))
     raise ValueError(f"not a move: {text!r}")

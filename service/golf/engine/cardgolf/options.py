@@ -20,6 +20,9 @@ class FlipRule(Enum):
     NONE = "none"
     OPTIONAL = "optional"
     COMPULSORY = "compulsory"
+    """"Speed golf": a player who discards always turns up a card."""
+    ENDGAME = "endgame"
+    """Optional, but only once some player has at most one face-down card left."""
 
 
 class StockOut(Enum):
@@ -78,3 +81,21 @@ class Power(Enum):
     TURN_UP_OR_DOWN = "turn_up_or_down"
     """Turn an opponent's card face up (``UsePower(seat, position)``) or one of yours face down
     (``UsePower(position=yours)``)."""
+    DRAW_TWO = "draw_two"
+    """Powers' 8: take the next two cards of the stock and keep one of the three (``UsePower()``, then
+    ``Keep(choice, position)``); the others go to the discard pile."""
+    SHIELD = "shield"
+    """Powers' 5: shield one of your places (``UsePower(position=mine)``): opponents' powers may not look at, take
+    or move the card there for the rest of the hole. The 5 is kept aside, face up, and scores nothing."""
+    TWO_POWERS = "two_powers"
+    """Powers' 2: use two different powers of the table's other power cards, one after the other
+    (``UsePower(power=..., ...)`` twice; ``Pass`` skips the second)."""
+    ADD_OR_REMOVE = "add_or_remove"
+    """Powers' ace: add the top card of the stock, face down, to an opponent's grid in an empty place or beside it
+    (``UsePower(seat)``), or remove one of your cards to the discard pile (``UsePower(position=mine)``)."""
+    CANCEL_KNOCK = "cancel_knock"
+    """Powers' black king: cancels a knock when it is drawn from the stock or turned up in an opponent's grid
+    (it works by being seen, not by a move: the knocker's hole goes on as if they had not knocked)."""
+    TRADE_FOR_UP_CARD = "trade_for_up_card"
+    """Cutthroat's king: give it to an opponent in place of one of their face-up cards, and put that card in your
+    own grid (``UsePower(seat, position=theirs, own=mine)``)."""

@@ -1,5 +1,7 @@
-"""Named, versioned presets of Card Golf. A preset is a :class:`GolfRules`; its name and version are stored with
-each deal so an old deal keeps the rules it was played under."""
+"""Named, versioned presets of Card Golf. A preset is a :class:`GolfRules`. Each preset has its own version: its
+meaning never changes under the same name and version. A change makes a new version and the old ones stay in
+:data:`HISTORY`, so ``preset(name, version)`` gives the rules a table was made with (tables also store their whole
+rules)."""
 
 from __future__ import annotations
 
@@ -7,12 +9,6 @@ from dataclasses import replace
 
 from golf.engine.cardgolf.options import FlipRule, FourAlikeScope, Power, StartMode
 from golf.engine.cardgolf.rules import GolfRules
-
-PRESET_VERSION = 3
-"""Bumped whenever a preset's fields change. 2: four-card's holes end by knocking only (as its text says), not
-also when a player's four cards are face up. 3: six-card-jokers turns up the top two cards, and the others look at
-their face-down cards before their last turn (seed 001). A table stores its whole rules, so tables made before keep
-theirs."""
 
 SIX_CARD = GolfRules()
 
@@ -69,9 +65,8 @@ PRESETS: dict[str, GolfRules] = {
             ("X", Power.SHUFFLE_OPPONENT),
         ),
     ),
-    # Powers (seed 004): six cards, look at two, all face down, end by knocking; red kings -1. The powers of
-    # 8 (draw two more), 5 (shield), 2 (two powers), ace (add/remove a card) and the black king's knock cancel are
-    # not modelled; those ranks are duds.
+    # Powers (seed 004): six cards, look at two, all face down, end by knocking; red kings -1; every power of the
+    # table (the queen is a dud; the black kings cancel a knock by being seen).
     "powers": replace(
         SIX_CARD,
         start_mode=StartMode.PEEK,
@@ -89,15 +84,74 @@ PRESETS: dict[str, GolfRules] = {
             ("6", Power.BLIND_SWAP),
             ("4", Power.TURN_UP_OR_DOWN),
             ("3", Power.SHUFFLE_OPPONENT),
+            ("8", Power.DRAW_TWO),
+            ("5", Power.SHIELD),
+            ("2", Power.TWO_POWERS),
+            ("A", Power.ADD_OR_REMOVE),
+            ("KS", Power.CANCEL_KNOCK),
+            ("KC", Power.CANCEL_KNOCK),
         ),
     ),
     "six-card-flip": replace(SIX_CARD, flip_after_discard=FlipRule.OPTIONAL),
+    # Cutthroat Golf (seed 004): kings are worth 15, and a king drawn from the stock may be traded for any other
+    # player's face-up card, which the player must then put in their own grid.
+    "cutthroat": replace(
+        SIX_CARD,
+        values=(*SIX_CARD.values[:12], 15),
+        powers=(("K", Power.TRADE_FOR_UP_CARD),),
+    ),
 }
+"""The newest version of every preset, by name."""
+
+DESCRIPTIONS: dict[str, str] = {
+    "six-card": "The classic game: a 2x3 grid, two cards turned up, a column of a pair scores 0, kings 0, twos -2.",
+    "six-card-jokers": "Six cards in 3 rows of 2 from two packs and four jokers: the top two turned up, pairs side by "
+    "side, a joker pair -4, four alike in a block +10 to each opponent.",
+    "four-card": "A 2x2 grid: look at two of your cards privately; the hole ends when a player knocks.",
+    "eight-card": "Six-card on a 2x4 grid.",
+    "nine-card": "A 3x3 grid from two packs: three cards turned up, a column of three alike scores 0.",
+    "cambio": "Cambio: a 2x2 grid kept face down, two peeked at; drawn jacks peek at your own card, queens at an "
+    "opponent's, kings swap blind, jokers shuffle an opponent's cards; knock to end the hole.",
+    "powers": "Powers: six cards kept face down, two peeked at, red kings -1; drawn power cards peek, swap, give, "
+    "shuffle, turn, shield, draw two, add or remove cards, or lend two powers; black kings cancel a knock; knock to "
+    "end the hole.",
+    "six-card-flip": "Six-card where a player who discards a drawn card may turn up one of their face-down cards.",
+    "cutthroat": "Cutthroat: six-card with kings worth 15; a king drawn from the stock may be traded for another "
+    "player's face-up card, which goes into your own grid.",
+}
+"""What each preset is, in a sentence, for clients listing them (``ListTablePresets``)."""
+
+HISTORY: dict[str, tuple[GolfRules, ...]] = {
+    name: (rules,) for name, rules in PRESETS.items() if name not in ("four-card", "six-card-jokers", "powers")
+}
+"""Every version of every preset, oldest first (version ``n`` is ``HISTORY[name][n - 1]``)."""
+HISTORY["four-card"] = (
+    replace(PRESETS["four-card"], end_on_all_face_up=True),  # 1: also ended when four cards were face up
+    PRESETS["four-card"],  # 2: ends by knocking only, as its text says
+)
+HISTORY["six-card-jokers"] = (
+    replace(PRESETS["six-card-jokers"], start_fixed=False, look_before_last_turn=False),  # 1: start cards chosen
+    PRESETS["six-card-jokers"],  # 2: the top two cards turned up; a look before the last turn (seed 001)
+)
+HISTORY["powers"] = (
+    replace(PRESETS["powers"], powers=PRESETS["powers"].powers[:7]),  # 1: 8, 5, 2, ace, black king were duds
+    PRESETS["powers"],  # 2: the 8, 5, 2, ace and black king powers
+)
 
 
-def preset(name: str) -> GolfRules:
-    """The preset called ``name``; raises ``KeyError`` listing the known names."""
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise KeyError(f"unknown preset {name!r}; known: {', '.join(sorted(PRESETS))}") from None
+def preset_version(name: str) -> int:
+    """The newest version of the preset ``name``."""
+    return len(HISTORY[name])
+
+
+def preset(name: str, version: int | None = None) -> GolfRules:
+    """The preset called ``name``, its newest version or ``version``; raises ``KeyError`` naming the known names
+    (or versions)."""
+    versions = HISTORY.get(name)
+    if versions is None:
+        raise KeyError(f"unknown preset {name!r}; known: {', '.join(sorted(PRESETS))}")
+    if version is None:
+        return versions[-1]
+    if not 1 <= version <= len(versions):
+        raise KeyError(f"preset {name!r} has versions 1 to {len(versions)}, not {version}")
+    return versions[version - 1]

@@ -55,6 +55,12 @@ class GolfRules:
     taking a turn, for this many points."""
     jack_discard_skips_next: bool = False
     """When a jack lands on the discard pile, the next player loses their turn."""
+    flip_as_turn: bool = False
+    """House rule ("flip as action"): instead of drawing, a player may turn up one of their face-down cards, which
+    is their whole turn."""
+    early_out: bool = False
+    """House rule ("knock early"): a player with one or two face-down cards may, instead of drawing, turn them all
+    up at once and so go out (the others then have their last turns)."""
     # -- the end of a hole -----------------------------------------------------------------------------------
     end_on_all_face_up: bool = True
     """A player whose cards are all face up ends the hole."""
@@ -79,6 +85,11 @@ class GolfRules:
     """Points of single cards by code, overriding ``values``: ``(("QS", 40),)``, red kings ``-1`` ..."""
     wild_one_eyed_jacks: bool = False
     """The jacks of hearts and spades match any card of a line or pair."""
+    pairs_by_value: bool = False
+    """The literal "like value" reading: cards of the same value match (a queen and a jack, both 10), not only
+    cards of the same rank."""
+    negative_pairs_keep_value: bool = False
+    """House rule: cards worth less than 0 (twos, jokers) keep their points inside a matched line or pair."""
     # -- matches ---------------------------------------------------------------------------------------------
     match_columns: bool = True
     """A column of equal ranks scores 0 (even twos)."""
@@ -96,6 +107,30 @@ class GolfRules:
     """Points added to the owner of four alike (a bonus when negative)."""
     four_alike_opponents: int = 0
     """Points added to each opponent of the owner of four alike (+10)."""
+    four_jacks_value: int = 0
+    """House rule "wolfpack": points added to a grid holding four jacks (-20)."""
+    four_in_two_columns_value: int = 0
+    """House rule "four of a kind": points added to a grid whose two matched columns hold the same rank (the same
+    value with ``pairs_by_value``) (-20)."""
+    four_kings_line_value: int = 0
+    """Eight-card: points added for a line (a side) of four kings (-16)."""
+    straight_value: int | None = None
+    """Nine-card "hole in one": a grid whose cards make a straight (every rank different and consecutive, ace low,
+    no jokers) scores this instead (-12); ``None``: no such rule."""
+    shoot_the_moon: bool = False
+    """A grid that scores the most a grid can (every card at the highest card value, nothing matched: 60 in
+    six-card) scores 0 for the hole, and every other player scores that most."""
+    blackjack: bool = False
+    """House rule: a hole score of exactly 21 becomes 0."""
+    four_alike_wins_match: bool = False
+    """Four alike (in the ``four_alike_scope``) at the end of a hole wins the whole match at once."""
+    # -- hole bonuses and penalties --------------------------------------------------------------------------
+    first_out_bonus: int = 0
+    """Points added to the first player to turn up every card (-5, "knock bonus")."""
+    underdog_bonus: int = 0
+    """Points added to the lowest scorer of each hole, every one of them on a tie (-3, "underdog")."""
+    tied_penalty: int = 0
+    """Points added to every player whose hole score equals another player's (+5, "tied shame")."""
     # -- knocker ---------------------------------------------------------------------------------------------
     knocker_penalty: KnockerPenalty = KnockerPenalty.NONE
     knocker_bonus: KnockerBonus = KnockerBonus.NONE
@@ -165,6 +200,8 @@ class GolfRules:
             raise ValueError("holes: must be at least 1")
         if self.peek_stroke < 0:
             raise ValueError("peek_stroke: must not be negative")
+        if self.early_out and self.end_on_all_face_up is False:
+            raise ValueError("early_out: going out early needs end_on_all_face_up")
         if self.match_diagonals and self.rows != self.cols:
             raise ValueError("match_diagonals: only square grids have diagonals")
         for code, _ in self.special_values:
@@ -240,7 +277,25 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-ADDED_OPTIONS = ("start_fixed", "look_before_last_turn", "peeks_stay_visible")
+ADDED_OPTIONS = (
+    "start_fixed",
+    "look_before_last_turn",
+    "peeks_stay_visible",
+    "flip_as_turn",
+    "early_out",
+    "pairs_by_value",
+    "negative_pairs_keep_value",
+    "four_jacks_value",
+    "four_in_two_columns_value",
+    "four_kings_line_value",
+    "straight_value",
+    "shoot_the_moon",
+    "blackjack",
+    "four_alike_wins_match",
+    "first_out_bonus",
+    "underdog_bonus",
+    "tied_penalty",
+)
 """Options added after rules were first published: :meth:`GolfRules.canonical` writes each only when it differs from
 its default, so the canonical text (and the commitment) of rules that do not use them is what it always was."""
 _DEFAULTS = {f.name: f.default for f in fields(GolfRules)}

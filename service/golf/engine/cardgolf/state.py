@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 from itertools import combinations
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from golf.engine.cardgolf.cards import GCard, build_deck
 from golf.engine.cardgolf.moves import (
@@ -18,6 +18,7 @@ from golf.engine.cardgolf.moves import (
     DrawDiscard,
     DrawStock,
     Flip,
+    FlipAll,
     IllegalMove,
     Knock,
     Move,
@@ -28,7 +29,7 @@ from golf.engine.cardgolf.moves import (
     Swap,
     UsePower,
 )
-from golf.engine.cardgolf.options import FlipRule, StartMode, StockOut
+from golf.engine.cardgolf.options import FlipRule, Power, StartMode, StockOut
 from golf.engine.cardgolf.rules import GolfRules
 from golf.engine.shuffle import shuffled
 
@@ -48,6 +49,10 @@ class Phase(Enum):
     """The player holds a drawn card: swap it in, discard it, or use its power."""
     FLIP = "flip"
     """After discarding: turn up a face-down card (or pass when optional)."""
+    CHOOSE = "choose"
+    """After the draw-two power: keep one of the offered cards (``Keep``)."""
+    POWER = "power"
+    """After the first power of a card that grants two (the 2 of Powers): use another, or pass."""
     OVER = "over"
 
 
@@ -74,7 +79,9 @@ class HoleState:
     rules: GolfRules
     seed: str
     first: int
-    grids: tuple[tuple[GCard, ...], ...]
+    grids: tuple[tuple[GCard | None, ...], ...]
+    """Per seat, its cards by place: ``rows * cols`` places, then any added by the ace of Powers (in no line);
+    ``None`` is an empty place (its card removed by the ace), always face up."""
     face_up: tuple[tuple[bool, ...], ...]
     known: tuple[frozenset[Slot], ...]
     """Per seat: face-down slots whose card that seat knows (its peeks, cards it put there, cards it saw move)."""
@@ -98,6 +105,18 @@ class HoleState:
     glimpsed: tuple[frozenset[Slot], ...] = ()
     """Per seat, the face-down cards it came to know by the last move (kept only when the rules do not keep peeked
     cards visible: a seat's view then shows a face-down card only right after it saw it)."""
+    went_out: int | None = None
+    """The first seat to have every card face up (for ``first_out_bonus``)."""
+    shields: tuple[frozenset[int], ...] = ()
+    """Per seat, the places it shielded (the 5 of Powers): opponents' powers may not touch them."""
+    aside: tuple[tuple[GCard, ...], ...] = ()
+    """Per seat, the shield cards it keeps aside, face up; they score nothing."""
+    offered: tuple[GCard, ...] = ()
+    """In ``CHOOSE``: the power card and the two cards drawn with it (seen by the mover only)."""
+    charges: int = 0
+    """In ``POWER``: powers left to use this turn."""
+    used_powers: tuple[str, ...] = ()
+    """Powers used this turn by a card that grants several (no power twice)."""
 
     # -- queries -------------------------------------------------------------------------------------------
     @property
@@ -130,12 +149,27 @@ class HoleState:
             return True
         return viewer is not None and (owner, position) in self.known[viewer]
 
+    @property
+    def mid_turn(self) -> bool:
+        """Whether the player to move is in the middle of a turn (holds a card, flips, chooses, uses a power)."""
+        return self.phase in (Phase.PLACE, Phase.FLIP, Phase.CHOOSE, Phase.POWER)
+
     def all_cards(self) -> list[GCard]:
         """Every card of the hole, wherever it lies (for conservation checks)."""
-        out = [c for g in self.grids for c in g] + list(self.stock) + list(self.discard)
+        out = [c for g in self.grids for c in g if c is not None] + list(self.stock) + list(self.discard)
+        out += [c for cards in self.aside for c in cards] + list(self.offered)
         if self.held is not None:
             out.append(self.held)
         return out
+
+    def flip_offered(self) -> bool:
+        """Whether discarding a drawn card now leads to the flip phase (for the player to move)."""
+        rule = self.rules.flip_after_discard
+        if rule is FlipRule.NONE or all(self.face_up[self.turn]):
+            return False
+        if rule is FlipRule.ENDGAME:  # only once some player has at most one face-down card
+            return any(sum(not up for up in row) <= 1 for row in self.face_up)
+        return True
 
     def legal_moves(self, seat: int | None = None) -> list[Move]:
         """Every move ``seat`` (default: the seat to move) may make now."""
@@ -160,19 +194,21 @@ class HoleState:
                 moves.append(Knock())
             if rules.peek_stroke:
                 moves += [PeekStroke(p) for p in down]
+            if rules.flip_as_turn:
+                moves += [Flip(p) for p in down]
+            if rules.early_out and self.ender is None and 1 <= len(down) <= 2:
+                moves.append(FlipAll())
             return moves
         if self.phase is Phase.PLACE:
-            moves = [Swap(p) for p in range(rules.cards_per_grid)]
+            moves = [Swap(p) for p, card in enumerate(self.grids[seat]) if card is not None]
             if self.held_from is Source.STOCK or not rules.taken_discard_must_swap:
                 moves.append(Discard())
-            if self.held_from is Source.STOCK and self.held is not None:
-                from golf.engine.cardgolf.powers import power_moves
-
-                moves += power_moves(self, seat)
-            return moves
+            return moves + _power_play().moves(self, seat)
+        if self.phase in (Phase.CHOOSE, Phase.POWER):
+            return _power_play().moves(self, seat)
         # FLIP
         moves = [Flip(p) for p in down]
-        if rules.flip_after_discard is FlipRule.OPTIONAL:
+        if rules.flip_after_discard is not FlipRule.COMPULSORY:
             moves.append(Pass())
         return moves
 
@@ -191,15 +227,19 @@ class HoleState:
             after = self._draw(seat, move)
         elif self.phase is Phase.PLACE:
             after = self._place(seat, move)
-        else:
+        elif self.phase is Phase.FLIP:
             after = self._flip(seat, move)
+        else:  # CHOOSE, POWER: the rest of a power card's turn
+            after = _power_play().apply(self, seat, move)
         if self.rules.peeks_stay_visible:
             return after
         return replace(after, glimpsed=tuple(new - old for new, old in zip(after.known, self.known, strict=True)))
 
-    def _check_position(self, position: int) -> None:
-        if not 0 <= position < self.rules.cards_per_grid:
+    def _check_position(self, position: int, seat: int) -> None:
+        if not 0 <= position < len(self.grids[seat]):
             raise IllegalMove(Refusal.NO_SUCH_POSITION, f"position {position} is not in the grid")
+        if self.grids[seat][position] is None:
+            raise IllegalMove(Refusal.NO_SUCH_POSITION, f"position {position} is empty")
 
     def _setup(self, seat: int, move: Move) -> HoleState:
         if not isinstance(move, Reveal):
@@ -212,7 +252,7 @@ class HoleState:
         if len(set(move.positions)) != len(move.positions):
             raise IllegalMove(Refusal.DUPLICATE_POSITION, "a position is named twice")
         for p in move.positions:
-            self._check_position(p)
+            self._check_position(p, seat)
         face_up = list(self.face_up)
         known = list(self.known)
         if rules.start_mode is StartMode.TURN_UP:
@@ -233,7 +273,9 @@ class HoleState:
         if isinstance(move, DrawStock):
             if not self.stock:
                 raise IllegalMove(Refusal.STOCK_EMPTY, "the stock is empty")
-            return replace(self, stock=self.stock[:-1], held=self.stock[-1], held_from=Source.STOCK, phase=Phase.PLACE)
+            drawn = self.stock[-1]
+            state = replace(self, stock=self.stock[:-1], held=drawn, held_from=Source.STOCK, phase=Phase.PLACE)
+            return state.seen(drawn)
         if isinstance(move, DrawDiscard):
             if not self.discard:
                 raise IllegalMove(Refusal.DISCARD_PILE_EMPTY, "the discard pile is empty")
@@ -248,27 +290,61 @@ class HoleState:
             state = replace(self, ender=seat, end_reason=EndReason.KNOCK)
             if not rules.final_turns:
                 return state._finish(EndReason.KNOCK)
-            return state._end_turn(seat, jack=False, check_out=False)
+            return state.end_turn(seat, jack=False, check_out=False)
         if isinstance(move, PeekStroke):
             if not rules.peek_stroke:
                 raise IllegalMove(Refusal.PEEK_NOT_ALLOWED, "these rules have no peek stroke")
-            self._check_position(move.position)
+            self._check_position(move.position, seat)
             if self.face_up[seat][move.position]:
                 raise IllegalMove(Refusal.ALREADY_FACE_UP, f"position {move.position} is face up")
             known = list(self.known)
             known[seat] = known[seat] | {(seat, move.position)}
             strokes = tuple(n + rules.peek_stroke if s == seat else n for s, n in enumerate(self.strokes))
-            return replace(self, known=tuple(known), strokes=strokes)._end_turn(seat, jack=False)
+            return replace(self, known=tuple(known), strokes=strokes).end_turn(seat, jack=False)
+        if isinstance(move, Flip) and rules.flip_as_turn:  # house rule: turning up a card is the whole turn
+            return self._turn_up(seat, move.position).end_turn(seat, jack=False)
+        if isinstance(move, FlipAll):
+            down = [p for p, up in enumerate(self.face_up[seat]) if not up]
+            if not rules.early_out or self.ender is not None or not 1 <= len(down) <= 2:
+                raise IllegalMove(
+                    Refusal.EARLY_OUT_NOT_ALLOWED,
+                    "going out early needs the house rule, nobody out yet, and one or two face-down cards",
+                )
+            state = self
+            for p in down:
+                state = state._turn_up(seat, p)
+            return state.end_turn(seat, jack=False)
         raise IllegalMove(Refusal.WRONG_PHASE, "draw first: from the stock or the discard pile")
+
+    def _turn_up(self, seat: int, position: int) -> HoleState:
+        """``seat`` turns up its own face-down card at ``position``."""
+        self._check_position(position, seat)
+        if self.face_up[seat][position]:
+            raise IllegalMove(Refusal.ALREADY_FACE_UP, f"position {position} is already face up")
+        face_up = list(self.face_up)
+        face_up[seat] = _set(face_up[seat], position, True)
+        card = self.grids[seat][position]
+        assert card is not None  # checked above
+        return replace(self, face_up=tuple(face_up)).seen(card)
+
+    def seen(self, card: GCard) -> HoleState:
+        """The state once ``card`` has been shown (drawn from the stock, turned up): a card whose power cancels a
+        knock (the black king of Powers) cancels a standing knock."""
+        if self.ender is None or self.end_reason is not EndReason.KNOCK:
+            return self
+        if self.rules.power_of(card) is not Power.CANCEL_KNOCK:
+            return self
+        return replace(self, ender=None, end_reason=None)
 
     def _place(self, seat: int, move: Move) -> HoleState:
         rules = self.rules
         held = self.held
         assert held is not None
         if isinstance(move, Swap):
-            self._check_position(move.position)
+            self._check_position(move.position, seat)
             p = move.position
             old = self.grids[seat][p]
+            assert old is not None  # checked above
             grids = list(self.grids)
             grids[seat] = _set(grids[seat], p, held)
             face_up = list(self.face_up)
@@ -286,27 +362,18 @@ class HoleState:
                 held=None,
                 held_from=None,
             )
-            return state._end_turn(seat, jack=_is_jack(old))
+            return state.end_turn(seat, jack=_is_jack(old))
         if isinstance(move, Discard):
             if self.held_from is Source.DISCARD and rules.taken_discard_must_swap:
                 raise IllegalMove(
                     Refusal.MUST_SWAP_TAKEN_DISCARD, "a card taken from the discard pile must be swapped in"
                 )
             state = replace(self, discard=(*self.discard, held), held=None, held_from=None)
-            has_down = not all(self.face_up[seat])
-            if rules.flip_after_discard is not FlipRule.NONE and has_down:
+            if self.flip_offered():
                 return replace(state, phase=Phase.FLIP)
-            return state._end_turn(seat, jack=_is_jack(held))
+            return state.end_turn(seat, jack=_is_jack(held))
         if isinstance(move, UsePower):
-            from golf.engine.cardgolf.powers import apply_power
-
-            if self.held_from is not Source.STOCK:
-                raise IllegalMove(Refusal.NO_POWER, "only a card drawn from the stock has a power")
-            power = rules.power_of(held)
-            if power is None:
-                raise IllegalMove(Refusal.NO_POWER, f"{held.code} has no power under these rules")
-            state, discarded = apply_power(self, seat, move, power)
-            return state._end_turn(seat, jack=_is_jack(discarded))
+            return _power_play().apply(self, seat, move)
         raise IllegalMove(Refusal.WRONG_PHASE, "you hold a card: swap it in or discard it")
 
     def _flip(self, seat: int, move: Move) -> HoleState:
@@ -315,21 +382,20 @@ class HoleState:
         if isinstance(move, Pass):
             if rules.flip_after_discard is FlipRule.COMPULSORY:
                 raise IllegalMove(Refusal.FLIP_REQUIRED, "these rules make you turn up a card")
-            return self._end_turn(seat, jack=_is_jack(top))
+            return self.end_turn(seat, jack=_is_jack(top))
         if isinstance(move, Flip):
-            self._check_position(move.position)
-            if self.face_up[seat][move.position]:
-                raise IllegalMove(Refusal.ALREADY_FACE_UP, f"position {move.position} is already face up")
-            face_up = list(self.face_up)
-            face_up[seat] = _set(face_up[seat], move.position, True)
-            return replace(self, face_up=tuple(face_up))._end_turn(seat, jack=_is_jack(top))
-        optional = rules.flip_after_discard is FlipRule.OPTIONAL
+            return self._turn_up(seat, move.position).end_turn(seat, jack=_is_jack(top))
+        optional = rules.flip_after_discard is not FlipRule.COMPULSORY
         raise IllegalMove(Refusal.WRONG_PHASE, "turn up a face-down card" + (" or pass" if optional else ""))
 
     # -- turn bookkeeping ------------------------------------------------------------------------------------
-    def _end_turn(self, seat: int, *, jack: bool, check_out: bool = True) -> HoleState:
+    def end_turn(self, seat: int, *, jack: bool, check_out: bool = True) -> HoleState:
+        """The state once ``seat``'s turn is over (``jack``: a jack landed on the discard pile): who goes out,
+        whose turn is next, the end of the hole, a fresh stock."""
         rules = self.rules
-        state = replace(self, phase=Phase.DRAW, turns=self.turns + 1)
+        state = replace(self, phase=Phase.DRAW, turns=self.turns + 1, charges=0, used_powers=())
+        if self.went_out is None and all(self.face_up[seat]):
+            state = replace(state, went_out=seat)
         ender = self.ender
         if check_out and ender is None and rules.end_on_all_face_up and all(self.face_up[seat]):
             ender = seat
@@ -361,6 +427,7 @@ class HoleState:
         return state
 
     def _finish(self, reason: EndReason) -> HoleState:
+        """The hole over for ``reason``: every card turned up."""
         face_up = tuple(tuple(True for _ in g) for g in self.grids)
         return replace(self, phase=Phase.OVER, face_up=face_up, end_reason=reason, held=None, held_from=None)
 
@@ -410,4 +477,34 @@ def deal(rules: GolfRules, players: int, seed: str, first: int = 0) -> HoleState
         ready=ready,
         strokes=tuple(0 for _ in range(players)),
         glimpsed=known,
+        shields=tuple(frozenset() for _ in range(players)),
+        aside=tuple(() for _ in range(players)),
     )
+
+
+class PowerPlay(Protocol):
+    """The power cards' part of a turn: the ``UsePower`` moves a card drawn from the stock allows, and the phases
+    that follow some powers (``CHOOSE``, ``POWER``). :mod:`golf.engine.cardgolf.powers` implements it and installs
+    itself when the package is imported: the powers depend on the state, never the other way round."""
+
+    def moves(self, state: HoleState, seat: int) -> list[Move]:
+        """The power moves ``seat`` may make now (none when the card in hand has no power)."""
+        ...
+
+    def apply(self, state: HoleState, seat: int, move: Move) -> HoleState:
+        """The state after a power move (``UsePower`` in ``PLACE``, anything in ``CHOOSE`` and ``POWER``)."""
+        ...
+
+
+_installed: list[PowerPlay] = []
+
+
+def install_powers(play: PowerPlay) -> None:
+    """Install the power cards' rules (called once, by :mod:`golf.engine.cardgolf.powers`)."""
+    _installed[:] = [play]
+
+
+def _power_play() -> PowerPlay:
+    if not _installed:  # the package's __init__ imports the powers, so this means a broken import order
+        raise RuntimeError("golf.engine.cardgolf.powers is not installed: import golf.engine.cardgolf")
+    return _installed[0]

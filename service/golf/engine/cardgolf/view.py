@@ -28,6 +28,8 @@ class SeatView:
     to_move: int | None
     ready: tuple[bool, ...]
     grids: tuple[tuple[GCard | None, ...], ...]
+    """Per seat, its cards by place; ``None`` where the viewer may not know the card, or, at a face-up place, where
+    the place is empty (the ace of Powers removed its card)."""
     face_up: tuple[tuple[bool, ...], ...]
     discard: tuple[GCard, ...]
     """The discard pile, top last."""
@@ -43,6 +45,14 @@ class SeatView:
     """The viewer's legal moves now (empty when it is not the viewer's move)."""
     result: HoleResult | None
     """Set once the hole is over."""
+    shields: tuple[frozenset[int], ...] = ()
+    """Per seat, its shielded places (public)."""
+    aside: tuple[tuple[GCard, ...], ...] = ()
+    """Per seat, the shield cards it keeps aside, face up (public)."""
+    offered: tuple[GCard, ...] = ()
+    """The cards the mover chooses from after the draw-two power: shown to the mover only."""
+    charges: int = 0
+    """Powers the mover has left this turn (the 2 of Powers)."""
 
     @property
     def discard_top(self) -> GCard | None:
@@ -51,7 +61,8 @@ class SeatView:
 
     def visible_cards(self) -> list[GCard]:
         """Every card this view shows (grids, discard pile, a visible card in hand)."""
-        out = [c for g in self.grids for c in g if c is not None] + list(self.discard)
+        out = [c for g in self.grids for c in g if c is not None] + list(self.discard) + list(self.offered)
+        out += [c for cards in self.aside for c in cards]
         if self.held is not None:
             out.append(self.held)
         return out
@@ -97,4 +108,8 @@ def view(state: HoleState, seat: int | None) -> SeatView:
         strokes=state.strokes,
         legal_moves=tuple(state.legal_moves(seat)) if seat is not None else (),
         result=hole_result(state) if over else None,
+        shields=state.shields,
+        aside=state.aside,
+        offered=state.offered if seat is not None and seat == state.turn else (),
+        charges=state.charges,
     )

@@ -6,19 +6,18 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
 
-from golf.engine.cardgolf.bots.policy import Policy
+from golf.engine.cardgolf.bots.policy import Policy, ScoreFn, Tuning
 from golf.engine.cardgolf.cards import GCard, build_deck
 from golf.engine.cardgolf.rules import GolfRules
 from golf.engine.cardgolf.scoring import UNKNOWN, card_key
 from golf.engine.cardgolf.view import SeatView
 
 
-@cache
-def policy_for(rules: GolfRules) -> Policy:
-    """The (cached) greedy policy of ``rules``."""
-    return Policy(rules)
+@functools.lru_cache(maxsize=256)
+def policy_for(rules: GolfRules, tuning: Tuning | None = None) -> Policy:
+    """The (cached) greedy policy of ``rules`` (with a personality's ``tuning``; default: the plain one)."""
+    return Policy(rules, tuning)
 
 
 @functools.lru_cache(maxsize=64)
@@ -50,6 +49,8 @@ class Perception:
     estimates: list[float]
     """Each grid's score as the seat estimates it."""
     pool: list[GCard]
+    score: ScoreFn
+    """The grid scorer (keys and values)."""
 
     def min_opponent(self) -> float:
         """The lowest estimate among the opponents."""
@@ -69,4 +70,4 @@ def perceive(view: SeatView) -> Perception:
         keys.append([card_key(c, rules) if c is not None else UNKNOWN + p for p, c in enumerate(grid)])
         vals.append([float(rules.card_value(c)) if c is not None else ev for c in grid])
     estimates = [policy.score(k, v) for k, v in zip(keys, vals, strict=True)]
-    return Perception(view.seat, ev, keys, vals, estimates, pool)
+    return Perception(view.seat, ev, keys, vals, estimates, pool, policy.score)

@@ -28,8 +28,11 @@ def fast_score(rules: GolfRules) -> ScoreFn:
         and not (rules.match_rows or rules.match_diagonals or rules.match_adjacent_pairs)
         and rules.block_of_four_value is None
         and rules.joker_pair_value is None
-        and not (rules.four_alike_self or rules.wild_one_eyed_jacks)
+        and not (rules.four_alike_self or rules.wild_one_eyed_jacks or rules.negative_pairs_keep_value)
+        and not (rules.four_jacks_value or rules.four_in_two_columns_value or rules.four_kings_line_value)
+        and rules.straight_value is None
     )
+    n = rules.cards_per_grid
     if plain and rules.rows == 2:
         pairs = geometry(rules.rows, rules.cols).col_lines
 
@@ -39,6 +42,8 @@ def fast_score(rules: GolfRules) -> ScoreFn:
                 ka = keys[a]
                 if ka != keys[b] or ka >= UNKNOWN:
                     t += vals[a] + vals[b]
+            if len(vals) > n:  # places added beyond the grid (the ace of Powers) are single cards
+                t += sum(vals[n:])
             return t
 
         return two_rows
@@ -51,6 +56,8 @@ def fast_score(rules: GolfRules) -> ScoreFn:
                 k = keys[line[0]]
                 if k >= UNKNOWN or any(keys[p] != k for p in line):
                     t += sum(vals[p] for p in line)
+            if len(vals) > n:
+                t += sum(vals[n:])
             return t
 
         return columns
@@ -68,7 +75,17 @@ class Tuning:
     out_margin: float = 0.0
     """Go out only when the grid scores below every opponent's estimate less this margin."""
     knock_margin: float = 3.0
+    """Knock when the grid's estimate is below every opponent's by this much ..."""
     knock_cap_per_card: float = 1.0
+    """... and at most this much per card."""
+    down_bonus: float = 0.0
+    """A swap into a face-down place counts this much better (a racer's or gambler's taste; negative: cautious)."""
+    pair_bonus: float = 0.0
+    """A swap that makes a matched line or pair counts this much better (the pair hunter's taste)."""
+    flip_by_partner: bool = False
+    """Turn up first a face-down card whose line partner is known (it may pair) rather than the first one."""
+    flip_as_turn: bool = False
+    """Where the rules allow it, turn a card up as a whole turn when the discard is not worth taking."""
 
 
 class Policy:
@@ -85,6 +102,23 @@ class Policy:
         self.partner: list[int] | None = None
         if rules.rows == 2 and self.score.__name__ == "two_rows":
             self.partner = [(p + rules.cols) % self.n for p in range(self.n)]
+        # Where each position may match (for the pair bonus and the choice of a card to turn up).
+        self.mates: list[tuple[int, ...]] = [() for _ in range(self.n)]
+        g = geometry(rules.rows, rules.cols)
+        lines: list[tuple[int, ...]] = []
+        if rules.match_columns:
+            lines += g.col_lines
+        if rules.match_rows:
+            lines += g.row_lines
+        if rules.match_diagonals:
+            lines += g.diagonals
+        if rules.match_adjacent_pairs:
+            lines += g.adjacent_pairs
+        if rules.block_of_four_value is not None:
+            lines += g.blocks
+        for line in lines:
+            for p in line:
+                self.mates[p] += tuple(q for q in line if q != p and q not in self.mates[p])
 
     def mask(
         self, keys: Sequence[int], vals: Sequence[float], known: Sequence[bool], ev: float
@@ -103,15 +137,32 @@ class Policy:
         cv: float,
         min_opp: float,
         final: bool,
-    ) -> tuple[float, int, float]:
-        """(change of score, position, score after) of the best swap of card (ck, cv); position -1 when every
-        swap would end the hole while behind. Also returns the unrestricted best as a fallback via position."""
-        base = self.score(mk, mv)
+    ) -> tuple[float, int]:
+        """(change of score, position) of the best swap of card (ck, cv), the change including the personality's
+        bonuses; position -1 when every swap would end the hole while behind."""
         downs = up.count(False)
-        guard = self.ends_on_up and self.swap_up and not final
-        best_d, best_p, best_s = INF, -1, INF
+        # Only a swap that leaves no card face down can end the hole: check it only then.
+        guard = self.ends_on_up and self.swap_up and not final and downs <= 1
+        best_d, best_p = INF, -1
         score = self.score
         partner = self.partner
+        t = self.t
+        down_bonus, pair_bonus = t.down_bonus, t.pair_bonus
+        if partner is not None and not (down_bonus or pair_bonus or guard):
+            # The hot path of the rollouts: one column changes, nothing else to weigh.
+            for p in range(self.n):
+                q = partner[p]
+                kq, vq = mk[q], mv[q]
+                if kq < UNKNOWN:
+                    old = 0.0 if mk[p] == kq else mv[p] + vq
+                    new = 0.0 if ck == kq else cv + vq
+                    d = new - old
+                else:
+                    d = cv - mv[p]
+                if d < best_d:
+                    best_d, best_p = d, p
+            return best_d, best_p
+        base = score(mk, mv)
         for p in range(self.n):
             if partner is not None:
                 q = partner[p]
@@ -127,9 +178,13 @@ class Policy:
             if guard and downs - (0 if up[p] else 1) == 0 and s >= min_opp - self.t.out_margin:
                 continue
             d = s - base
+            if down_bonus and not up[p]:
+                d -= down_bonus
+            if pair_bonus and ck < UNKNOWN and any(mk[q] == ck for q in self.mates[p]):
+                d -= pair_bonus
             if d < best_d:
-                best_d, best_p, best_s = d, p, s
-        return best_d, best_p, best_s
+                best_d, best_p = d, p
+        return best_d, best_p
 
     def any_swap(self, mk: list[int], mv: list[float], ck: int, cv: float) -> int:
         """The position where card (ck, cv) lowers the score most, whatever the consequence."""
@@ -153,7 +208,7 @@ class Policy:
         """Whether to take the top of the discard pile rather than the stock."""
         if top is None:
             return False
-        d, p, _ = self.best_swap(mk, mv, up, top[0], top[1], min_opp, final)
+        d, p = self.best_swap(mk, mv, up, top[0], top[1], min_opp, final)
         return p >= 0 and d <= -self.t.take
 
     def place(
@@ -167,7 +222,7 @@ class Policy:
         final: bool,
     ) -> int:
         """Where to put the card in hand, or -1 to discard it."""
-        d, p, _ = self.best_swap(mk, mv, up, card[0], card[1], min_opp, final)
+        d, p = self.best_swap(mk, mv, up, card[0], card[1], min_opp, final)
         if from_discard:
             return p if p >= 0 else self.any_swap(mk, mv, card[0], card[1])
         if p >= 0 and d <= -self.t.keep:
@@ -185,7 +240,10 @@ class Policy:
             if self.score(mk, mv) < min_opp - self.t.out_margin or compulsory:
                 return downs[0]
             return -1
-        # Prefer a card whose column partner is known: it may turn out to pair.
+        if self.t.flip_by_partner:  # a card beside a known one may turn out to pair
+            for p in downs:
+                if any(mk[q] < UNKNOWN for q in self.mates[p]):
+                    return p
         return downs[0]
 
     def flip_rule(self) -> FlipRule:

@@ -1,9 +1,11 @@
 """A fast, mutable simulation of the rest of a hole for the ``strong`` bot's rollouts.
 
-Cards are (key, value) pairs; every player follows the greedy policy and knows only face-up cards (peeks are not
-modelled); the hole ends as in the engine (all face up with or without final turns, knocking, the round limit);
-an empty stock is reshuffled from the discards with the simulation's own ``random.Random``. Hole-level extras
-(knocker penalties, four alike against opponents) are not scored here.
+Cards are (key, value) pairs; every player follows the greedy policy, except that each player ``q`` makes a
+share ``erratic[q]`` of its decisions at random (as the ``random`` bot does: a kind of move, then a target), which
+is how ``strong`` models an opponent that plays worse than greedy (see ``opponents``); players know only face-up
+cards (peeks are not modelled); the hole ends as in the engine (all face up with or without final turns, knocking,
+the round limit); an empty stock is reshuffled from the discards with the simulation's own ``random.Random``.
+Hole-level extras (knocker penalties, four alike against opponents) are not scored here.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ class Sim:
     __slots__ = (
         "discard",
         "ender",
+        "erratic",
         "est",
         "ev",
         "held",
@@ -58,6 +61,7 @@ class Sim:
         turns: int,
         ev: float,
         rng: random.Random,
+        erratic: list[float] | None = None,
     ) -> None:
         self.policy = policy
         self.players = len(keys)
@@ -72,6 +76,7 @@ class Sim:
         self.max_turns = policy.rules.max_rounds * self.players
         self.ev = ev
         self.rng = rng
+        self.erratic = erratic if erratic is not None and any(erratic) else None
         self.phase = DRAW
         self.held: CardKV | None = None
         self.held_from_discard = False
@@ -101,6 +106,7 @@ class Sim:
         new.max_turns = self.max_turns
         new.ev = self.ev
         new.rng = self.rng
+        new.erratic = self.erratic
         new.phase = self.phase
         new.held = self.held
         new.held_from_discard = self.held_from_discard
@@ -118,6 +124,8 @@ class Sim:
     def min_opponent(self, q: int) -> float:
         """The lowest estimated score among ``q``'s opponents."""
         est = self.est
+        if self.players == 2:
+            return est[1 - q]
         return min(est[o] for o in range(self.players) if o != q)
 
     def _reveal(self, q: int, p: int) -> None:
@@ -185,6 +193,17 @@ class Sim:
             self._reveal(self.turn, p)
         self._end_turn()
 
+    def flip_all(self) -> None:
+        """Go out early: turn up every face-down card (a whole turn)."""
+        q = self.turn
+        for p, up in enumerate(self.up[q]):
+            if not up:
+                self.up[q][p] = True
+                self.mk[q][p] = self.keys[q][p]
+                self.mv[q][p] = self.vals[q][p]
+        self.est[q] = self.policy.score(self.mk[q], self.mv[q])
+        self._end_turn()
+
     def _end_turn(self, check_out: bool = True) -> None:
         q = self.turn
         self.turns += 1
@@ -208,11 +227,43 @@ class Sim:
             self.stock, self.discard = self.discard, [top]
 
     # -- the greedy policy ---------------------------------------------------------------------------------
+    def random_step(self) -> None:
+        """One decision at random, as the ``random`` bot makes it: a kind of move, then one of its targets."""
+        q = self.turn
+        rng = self.rng
+        rules = self.policy.rules
+        if self.phase == DRAW:
+            kinds = 1 + (1 if self.discard else 0) + (1 if rules.knocking and self.ender is None else 0)
+            k = rng.randrange(kinds)
+            if k == 0:
+                self.draw_stock()
+            elif k == 1 and self.discard:
+                self.draw_discard()
+            else:
+                self.knock()
+        elif self.phase == PLACE:
+            can_discard = not self.held_from_discard or not rules.taken_discard_must_swap
+            if can_discard and rng.random() < 0.5:
+                self.throw()
+            else:
+                self.swap(rng.randrange(self.policy.n))
+        else:
+            downs = [p for p, up in enumerate(self.up[q]) if not up]
+            optional = rules.flip_after_discard is not FlipRule.COMPULSORY
+            if not downs or (optional and rng.random() < 0.5):
+                self.flip(-1)
+            else:
+                self.flip(rng.choice(downs))
+
     def policy_step(self) -> None:
-        """One greedy decision of the player to move."""
+        """One decision of the player to move: greedy, or at random for its erratic share."""
         q = self.turn
         pol = self.policy
         self.steps += 1
+        erratic = self.erratic
+        if erratic is not None and erratic[q] > 0.0 and self.rng.random() < erratic[q]:
+            self.random_step()
+            return
         mk, mv = self.mk[q], self.mv[q]
         up = self.up[q]
         final = self.ender is not None

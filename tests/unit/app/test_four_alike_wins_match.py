@@ -1,0 +1,97 @@
+"""Four alike wins the match (``four_alike_wins_match``) through the service: the hole that shows four alike ends
+the table's match, the score sheet leads with the seat that holds it whatever the points say, and the records,
+the export and ``golf verify`` name that seat the winner."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from golf.api.record_convert import record_to_proto
+from golf.api.table_convert import hole_result_to_proto, score_sheet_to_proto
+from golf.app.exports import Exporter, ExportQuery
+from golf.app.history import RecordKind, Result
+from golf.app.identity import Caller
+from golf.app.services import Services
+from golf.app.tables import Entry, MatchEnd, TableStatus, add_bot, new_table, play_bots, replay, start
+from golf.app.tables.options import TableOptions
+from golf.commands.record_checks import check_record
+from golf.engine.cardgolf import Knock
+from tests.unit.app.fakes import FakeStore
+from tests.unit.app.test_exports import ListIndex
+
+# Nine-card by value, four alike anywhere: four cards of one value among nine (a ten, a jack and two queens...)
+# are common, so some hole ends the match early.
+RULES: dict[str, Any] = {"four_alike_wins_match": True, "four_alike_scope": "anywhere", "pairs_by_value": True}
+TABLE_SEED = "four-alike-table-2"
+SERVICE_SEED = "four-alike-service-2"
+MOVES_SEED = 2
+
+
+def test_a_table_of_bots_ends_its_match_at_the_hole_that_shows_four_alike() -> None:
+    options = TableOptions.build("nine-card", rules=RULES, seats=3, holes=9)
+    table = new_table(options, TABLE_SEED)
+    entries: list[Entry] = []
+    for kind in ("greedy", "random", "greedy"):
+        table, made = add_bot(table, kind)
+        entries += made
+    table, made = start(table)
+    entries += made
+    table, made = play_bots(table)
+    entries += made
+    assert table.status is TableStatus.OVER and table.end is MatchEnd.COMPLETED
+    last = table.results[-1]
+    assert last.wins_match, "the match ended because a seat holds four alike"
+    assert all(not r.wins_match for r in table.results[:-1])
+    assert len(table.sheet.holes) < options.holes, "the match ended before its last hole"
+    assert table.sheet.won_by == (1,) == last.wins_match
+    assert table.sheet.leaders == (1,)
+    assert table.sheet.totals[1] > min(table.sheet.totals), "four alike wins whatever the points say"
+    assert all(table.sheet.places[s] == 1 for s in table.sheet.won_by)
+    assert table.hole is None
+    assert replay(options, TABLE_SEED, entries) == table
+    wire = score_sheet_to_proto(table.sheet)  # clients see who won outright, and why
+    assert list(wire.won_by) == [1] == list(wire.leaders)
+    assert list(hole_result_to_proto(last, len(table.results)).wins_match) == [1]
+
+
+async def play_out(services: Services, ann: Caller, bob: Caller) -> str:
+    """A match of ann, bob and a greedy bot under ``RULES``, the people making random legal moves."""
+    services.tables.seeds = lambda: SERVICE_SEED
+    tables = services.tables
+    made = await tables.create_table(ann, "nine-card", rules=RULES, seats=3, holes=9)
+    await tables.join(bob, "join", table_id=made.table_id)
+    await tables.add_bot(ann, made.table_id, "greedy", "bot")
+    snap = await tables.start(ann, made.table_id, "go")
+    people = {p.player_id: p for p in (ann, bob)}
+    rng = random.Random(MOVES_SEED)
+    n = 0
+    while snap.view.status is TableStatus.PLAYING:
+        seat = rng.choice(snap.view.awaiting)
+        player_id = snap.view.seats[seat].player_id
+        assert player_id is not None
+        mine = await tables.get(people[player_id], made.table_id)
+        legal = [m for m in mine.view.legal_moves if not isinstance(m, Knock)] or list(mine.view.legal_moves)
+        snap = await tables.act(people[player_id], made.table_id, rng.choice(legal), f"act-{n}")
+        n += 1
+    return made.table_id
+
+
+async def test_the_records_name_the_seat_with_four_alike_the_winner(
+    services: Services, store: FakeStore, ann: Caller, bob: Caller
+) -> None:
+    table_id = await play_out(services, ann, bob)
+    snap = await services.tables.get(ann, table_id)
+    sheet = snap.view.sheet
+    assert snap.view.status is TableStatus.OVER and len(sheet.holes) == 3
+    # Bob (seat 1) shows four alike at the third hole with the highest total of the table: he wins the match.
+    assert sheet.won_by == (1,) == sheet.leaders and sheet.totals[1] == max(sheet.totals)
+    assert sheet.places == (3, 1, 2)
+    records = {r.player_id: r for r in store.tables.records if r.kind is RecordKind.MATCH}
+    assert (records[bob.player_id].result, records[bob.player_id].place) == (Result.WON, 1)
+    assert (records[ann.player_id].result, records[ann.player_id].place) == (Result.LOST, 3)
+    assert records[bob.player_id].score == sheet.totals[1]
+    items = [i async for i in Exporter(store, ListIndex(store)).export(ExportQuery.build(ann.player_id))]
+    (match,) = (record_to_proto(i) for i in items)
+    assert [s.place for s in match.seats] == list(sheet.places)
+    assert f"holes={len(sheet.holes)} seats=3" in check_record(match)
