@@ -110,8 +110,8 @@ KIND_WEIGHTS = {"swap": 3.0, "flip": 2.0, "pass": 0.5, "knock": 0.4, "use_power"
 position, a power first, then a move of it): short holes, and powers used most times one is in hand (a second power
 of the 2 mostly too, rather than passing). With the house rules a flip as the whole turn and going out early are
 often chosen over drawing; a ``keep`` is the only kind after the draw-two power."""
-POWER_WEIGHTS = {**KIND_WEIGHTS, "knock": 0.15, "draw_stock": 3.0}
-"""With power cards: knocking later and drawing from the stock (where powers come from) more."""
+POWER_WEIGHTS = {**KIND_WEIGHTS, "knock": 0.15, "draw_stock": 3.0, "use_power": 6.0}
+"""With power cards: knocking later, drawing from the stock (where powers come from) more, and using them more."""
 
 PLAYING, OVER = cg.TABLE_STATUS_PLAYING, cg.TABLE_STATUS_OVER
 STOCK, DISCARD = cg.CARD_SOURCE_STOCK, cg.CARD_SOURCE_DISCARD
@@ -342,6 +342,8 @@ class Sight:
     powers: Counter[str] = field(default_factory=Counter)
     kinds: Counter[str] = field(default_factory=Counter)
     """The moves of every seat followed, by kind (for the report)."""
+    cases: Counter[str] = field(default_factory=Counter)
+    """Rarer turns of the new rules and powers followed (for the report)."""
     canaries: set[str] = field(default_factory=set)
     """The ways the scan was shown to catch a leak made on purpose (``canaries``)."""
 
@@ -397,10 +399,12 @@ class Sight:
         self.seen.pop(slot, None)
 
     def _permute(self, mapping: dict[Slot, Slot]) -> None:
-        """Cards moved from key slots to value slots (a blind swap, swapped lines): what was known moves too."""
+        """Cards moved from key slots to value slots (a blind swap, swapped lines): what was known moves too, and
+        so does an empty place (swapped lines move it with its line; shielded places are never moved)."""
         _move_keys(self.up, mapping)
         _move_keys(self.known, mapping)
         _move_keys(self.seen, mapping)
+        self.empty = {mapping.get(slot, slot) for slot in self.empty}
 
     def _places(self, seat: int) -> list[Slot]:
         return [(seat, p) for p in range(self.size[seat])]
@@ -433,6 +437,10 @@ class Sight:
             self.held_from = 0
         elif kind == "flip":  # after a discard, or (house rule flip_as_turn) as the whole turn
             self.up[(seat, m.flip.position)] = True
+            if before.hole.phase == cg.HOLE_PHASE_DRAW:
+                self.cases["a flip as the whole turn"] += 1
+        elif kind == "pass" and before.hole.phase == cg.HOLE_PHASE_POWER:
+            self.cases["no second power of a 2"] += 1
         elif kind == "flip_all":  # house rule early_out: every face-down card of the mover turned up
             for slot in self._places(seat):
                 self.up[slot] = True
@@ -451,6 +459,7 @@ class Sight:
                 assert m.keep.choice < len(offered), f"event {seq}: kept {m.keep.choice} of {list(offered)}"
                 self._learn(slot, KEPT, offered[m.keep.choice].code)
             self.up[slot] = self.rules.swap_face_up
+            self.cases[f"a card kept of {self.offered} offered"] += 1
             self.offered = 0
         self._looks_if_out(seat)
 
@@ -539,6 +548,10 @@ class Sight:
         lent = use.power != P.POWER_UNSPECIFIED
         if lent and before.hole.phase == cg.HOLE_PHASE_PLACE:  # the 2 in hand: to the pile, lending two powers
             self.powers[P.Name(P.POWER_TWO_POWERS)] += 1
+        if lent:
+            self.cases[
+                "a power lent by a 2" + (", the second" if before.hole.phase == cg.HOLE_PHASE_POWER else "")
+            ] += 1
         power = self._which_power(seq, seat, use, before, after, mine_held)
         self.powers[P.Name(power)] += 1  # type: ignore[arg-type]
         me = self.seat
@@ -557,6 +570,8 @@ class Sight:
         elif power == P.POWER_SHUFFLE_OPPONENT:
             # The opponent's cards but its shielded ones change places: nobody knows where the face-down ones went.
             moved = [s for s in self._places(use.seat) if s not in self.empty and s not in self.shielded]
+            if len(moved) < self.size[use.seat]:
+                self.cases["a shuffle past shielded or empty places"] += 1
             for slot in moved:
                 self._forget(slot)
             # Where the face-up cards went is the shuffle's: the table after says, but the same cards must be face
@@ -601,6 +616,7 @@ class Sight:
                 # The top card of the stock, face down and unseen by all, in the first empty place or a new one.
                 free = sorted(p for s, p in self.empty if s == use.seat)
                 slot = (use.seat, free[0] if free else self.size[use.seat])
+                self.cases["a card added in an empty place" if free else "a card added in a new place"] += 1
                 if not free:
                     self.size[use.seat] += 1
                 self.empty.discard(slot)
@@ -608,6 +624,7 @@ class Sight:
                 self.up[slot] = False
             else:
                 slot = (seat, use.position)
+                self.cases["a shielded card removed" if slot in self.shielded else "a card removed"] += 1
                 self._forget(slot)
                 self.empty.add(slot)
                 self.shielded.discard(slot)
@@ -715,9 +732,9 @@ class Sight:
                 shown[code] += 1
             # Shield cards lie aside face up: everyone's.
             assert len(grid.aside) == self.aside[grid.seat], f"seat {grid.seat}'s cards aside in {where}"
-            for card in grid.aside:
-                assert power_of(self.rules, card.code) == P.POWER_SHIELD, f"{card.code} aside in {where}"
-                shown[card.code] += 1
+            for kept in grid.aside:
+                assert power_of(self.rules, kept.code) == P.POWER_SHIELD, f"{kept.code} aside in {where}"
+                shown[kept.code] += 1
         shown.update(c.code for c in hole.discard)
         if hole.HasField("held"):
             assert hole.held_from == DISCARD or (hole.held_from == STOCK and mover), (
@@ -1011,8 +1028,8 @@ class Plan:
 
 def plans(kind: str, part: int, count: int) -> list[Plan]:
     rng = random.Random(f"table-leaks:{kind}:{part}")
-    # Every preset in each eleven matches, Cambio and Powers twice (Powers has the most powers to cover).
-    cycle = [*PRESETS, "cambio", "powers"]
+    # Every preset in each twelve matches, Cambio twice and Powers three times (it has the most powers to cover).
+    cycle = [*PRESETS, "cambio", "powers", "powers"]
     rng.shuffle(cycle)
     out = []
     for index in range(count):
@@ -1079,6 +1096,7 @@ class Tally:
     powers: Counter[str] = field(default_factory=Counter)
     kinds: Counter[str] = field(default_factory=Counter)
     """Moves of every seat by kind (bots' too, as the spectator's stream names them)."""
+    cases: Counter[str] = field(default_factory=Counter)
     house_rules: int = 0
     """Matches of tables created with house rules."""
     moves: int = 0
@@ -1100,6 +1118,7 @@ class Tally:
             (self.reasons, other.reasons),
             (self.powers, other.powers),
             (self.kinds, other.kinds),
+            (self.cases, other.cases),
         ):
             mine.update(theirs)
 
@@ -1329,6 +1348,7 @@ class Match:
             if viewer is self.spectator:
                 self.tally.powers.update(sight.powers)
                 self.tally.kinds.update(sight.kinds)
+                self.tally.cases.update(sight.cases)
             for payload in [*viewer.payloads, *events]:
                 mine = [table for table in tables_in(payload.message) if table.id == self.table_id]
                 # The seed only in a table of the match that is over (in its ``seed``); the commitment from the start.
@@ -1445,7 +1465,7 @@ def tour(server: Server, crews: queue.Queue[Crew], part: int) -> Tally:
         f"\n{kind} part {part}: {total.matches} matches, {total.versions} versions, {total.moves} moves of people,"
         f" {total.canaries} leaky copies caught,"
         f" payloads {dict(total.payloads)}, refusals {dict(total.refusals)}, moves by kind {dict(total.kinds)},"
-        f" powers {dict(total.powers)}, {total.house_rules} matches with house rules,"
+        f" powers {dict(total.powers)}, rarer turns {dict(total.cases)}, {total.house_rules} matches with house rules,"
         f" face-down cards shown by reason {dict(total.reasons)}, reconnects {total.reconnects},"
         f" presets {dict(total.presets)}"
     )
@@ -1459,6 +1479,7 @@ def test_random_matches_show_no_viewer_a_card_it_may_not_know(
     total = tour(server, crews, part)
     assert total.matches == MATCHES["sqlite" if server.database_url.startswith("sqlite") else "postgres"][part]
     assert set(total.presets) == set(PRESETS)
+    assert total.house_rules > 0  # the plans are seeded: some tables of each part have the house rules
     assert total.payloads["events"] > total.matches * 10 and total.payloads["unary"] > total.matches * 5
     assert total.canaries > total.matches, "the scan was not shown to catch leaks"
 

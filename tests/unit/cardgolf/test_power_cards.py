@@ -206,6 +206,17 @@ def test_the_ace_removes_one_of_your_cards_and_leaves_the_place_empty() -> None:
     assert filled.grids[0][3] is not None and len(filled.grids[0]) == 6 and not filled.face_up[0][3]
 
 
+def test_the_ace_adds_no_place_past_sixteen() -> None:
+    s = holding("AH")
+    full = replace(
+        s, grids=(s.grids[0], s.grids[1] + s.stock[:10]), face_up=(s.face_up[0], s.face_up[1] + (False,) * 10)
+    )
+    full = replace(full, stock=s.stock[10:])
+    assert len(full.grids[1]) == 16 and UsePower(1) not in full.legal_moves()
+    refused(full, 0, UsePower(1), Refusal.BAD_TARGET)
+    assert Counter(full.all_cards()) == Counter(s.all_cards())
+
+
 def test_the_ace_leaves_at_least_one_card() -> None:
     s = holding("AH")
     grid = (s.grids[0][0], None, None, None, None, None)

@@ -347,8 +347,17 @@ def _trade(state: HoleState, seat: int, move: UsePower, card: GCard | None) -> O
     return replace(state, discard=(*state.discard, old)), old
 
 
+MAX_PLACES = 16
+"""A grid never grows past 16 places (positions 0 to 15, as the wire contract names them)."""
+
+
+def _has_room(state: HoleState, owner: int) -> bool:
+    grid = state.grids[owner]
+    return None in grid or len(grid) < MAX_PLACES
+
+
 def _add_or_remove_moves(state: HoleState, seat: int) -> list[UsePower]:
-    add = [UsePower(s) for s in _opponents(state, seat)] if state.stock else []
+    add = [UsePower(s) for s in _opponents(state, seat) if _has_room(state, s)] if state.stock else []
     mine = _held(state, seat)
     return add + ([UsePower(position=p) for p in mine] if len(mine) > 1 else [])
 
@@ -363,6 +372,8 @@ def _add_or_remove(state: HoleState, seat: int, move: UsePower, card: GCard | No
         s = _opponent(state, seat, move)
         if not state.stock:
             raise _bad("the stock is empty: no card to add")
+        if not _has_room(state, s):
+            raise _bad(f"seat {s}'s grid is full ({MAX_PLACES} places)")
         added = state.stock[-1]
         grid, up = list(state.grids[s]), list(state.face_up[s])
         place = grid.index(None) if None in grid else len(grid)
