@@ -14,7 +14,7 @@ With ``--players`` above 2 the bot plays against ``players - 1`` copies of the o
 The table's cell (row A, column B) is A's mean points per hole against B and, below the table, A's mean difference
 (A - B's mean) with its 95% interval (normal approximation over holes). Decision time is the wall time of one
 ``choose`` call, measured here (the engine itself never reads a clock), over every decision a bot made in the run.
-Run time is about (deals x seatings x pairings) holes: 100 deals of the default three bots take about 3 minutes on
+Run time is about (deals x seatings x pairings) holes: 100 deals of the default three bots take about 2.5 minutes on
 one core of a quiet machine, most of it the strong bot's.
 """
 

@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import Any
 
-from golf.engine.cardgolf.bots import BOT_NAMES, make_bot
+from golf.engine.cardgolf.bots import BOT_NAMES, PERSONALITIES, make_bot
 from golf.engine.cardgolf.play import play_match
 from golf.engine.cardgolf.presets import PRESETS, preset
 from golf.engine.cardgolf.rules import GolfRules
@@ -73,7 +73,12 @@ def register(subparsers: Any) -> None:
     """Add the ``simulate`` subcommand to the ``golf`` command's subparsers."""
     parser = subparsers.add_parser("simulate", help="simulate Card Golf matches between bots")
     parser.add_argument("--preset", default="six-card", help=f"one of: {', '.join(sorted(PRESETS))}")
-    parser.add_argument("--bots", default="greedy,greedy", help=f"comma-separated, one per seat: {BOT_NAMES}")
+    parser.add_argument(
+        "--bots",
+        default="greedy,greedy",
+        help=f"comma-separated, one per seat: a level ({', '.join(BOT_NAMES)}), with an optional personality "
+        f"({', '.join(p.name for p in PERSONALITIES)}) after a +, e.g. strong+racer",
+    )
     parser.add_argument("--holes", type=int, default=None, help="holes per match (default: the preset's, 9)")
     parser.add_argument("--matches", type=int, default=1)
     parser.add_argument("--seed", default=None, help="match seed (default: a fresh random seed)")

@@ -5,6 +5,7 @@ legal moves are cut down to arbitrary subsets, including move kinds a bot does n
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -68,13 +69,18 @@ def _light(name: str, seed: int) -> Bot:
     return StrongBot(seed, rollouts=16, max_candidates=3, step_budget=600, tuning=tuning, name=spec.name)
 
 
-def _play_checked(rules: GolfRules, names: list[str], seed: str, *, light: bool = False) -> HoleState:
-    """Play one hole, asserting before each move that the bot chose one of its view's legal moves."""
+def _play_checked(
+    rules: GolfRules, names: list[str], seed: str, *, light: bool = False, seen: Counter[str] | None = None
+) -> HoleState:
+    """Play one hole, asserting before each move that the bot chose one of its view's legal moves (counted in
+    ``seen`` by phase and kind)."""
     bots = [(_light if light else make_bot)(name, i + 7) for i, name in enumerate(names)]
 
     def check(state: HoleState, seat: int, move: Move) -> None:
         legal = view(state, seat).legal_moves
         assert move in legal, f"{names[seat]} chose {move} in {state.phase}; legal: {legal}"
+        if seen is not None:
+            seen[f"{state.phase.value} {type(move).__name__}"] += 1
 
     final = play_hole(deal_hole(rules, len(names), seed, 0), bots, check)
     assert final.over and final.phase is Phase.OVER
@@ -93,12 +99,25 @@ def test_every_personality_plays_a_whole_hole_of_every_preset_with_legal_moves(p
         _play_checked(PRESETS[preset], [name, "random", "greedy"], f"styles:{preset}:{i}", light=True)
 
 
+EXPECTED: dict[str, set[str]] = {
+    "flip-as-turn": {"draw Flip"},
+    "early-out": {"draw FlipAll"},
+    "speed-golf": {"flip Flip"},
+    "endgame-flip": set(),
+    "nine-card-early-out-flip-turn": {"draw Flip", "draw FlipAll"},
+    "powers-all": {"place UsePower", "choose Keep"},
+}
+"""Moves the bots choose under each option (not only fall back on): the option's own move kinds."""
+
+
 @pytest.mark.parametrize("option", sorted(OPTIONS))
 def test_every_level_plays_house_rule_options_with_legal_moves(option: str) -> None:
+    seen: Counter[str] = Counter()
     for i, name in enumerate(LEVEL_NAMES):
         for hole in range(2):
             seed = f"options:{option}:{i}:{hole}"
-            _play_checked(OPTIONS[option], [name, "greedy+racer", "advanced+gambler"], seed, light=hole > 0)
+            _play_checked(OPTIONS[option], [name, "greedy+racer", "advanced+gambler"], seed, light=hole > 0, seen=seen)
+    assert EXPECTED[option] <= set(seen), seen
 
 
 def _views(rules: GolfRules, holes: int) -> list[SeatView]:

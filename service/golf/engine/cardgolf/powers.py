@@ -318,11 +318,7 @@ def _shield(state: HoleState, seat: int, move: UsePower, card: GCard | None) -> 
 def _trade_moves(state: HoleState, seat: int) -> list[UsePower]:
     mine = _held(state, seat)
     return [
-        UsePower(s, p, q)
-        for s in _opponents(state, seat)
-        for p in _open(state, s)
-        if state.face_up[s][p]
-        for q in mine
+        UsePower(s, p, q) for s in _opponents(state, seat) for p in _open(state, s) if state.face_up[s][p] for q in mine
     ]
 
 

@@ -53,15 +53,28 @@ def fast_score(rules: GolfRules) -> ScoreFn:
         def columns(keys: Sequence[int], vals: Sequence[float]) -> float:
             t = 0.0
             for line in lines:
-                k = keys[line[0]]
-                if k >= UNKNOWN or any(keys[p] != k for p in line):
-                    t += sum(vals[p] for p in line)
+                t += _line_score(keys, vals, line)
             if len(vals) > n:
                 t += sum(vals[n:])
             return t
 
         return columns
     return scorer(rules).total
+
+
+def _line_score(keys: Sequence[int], vals: Sequence[float], line: Sequence[int]) -> float:
+    """A column's points: 0 when its cards are known and of one key, else their sum."""
+    k = keys[line[0]]
+    if k < UNKNOWN:
+        for p in line:
+            if keys[p] != k:
+                break
+        else:
+            return 0.0
+    t = 0.0
+    for p in line:
+        t += vals[p]
+    return t
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +115,15 @@ class Policy:
         self.partner: list[int] | None = None
         if rules.rows == 2 and self.score.__name__ == "two_rows":
             self.partner = [(p + rules.cols) % self.n for p in range(self.n)]
+        # Any other grid matched by column only: a swap changes one column's score.
+        self.column: list[tuple[int, ...]] | None = None
+        self.col_lines = geometry(rules.rows, rules.cols).col_lines
+        self.col_of = [p % rules.cols for p in range(self.n)]
+        self.others = [tuple(q for q in self.col_lines[p % rules.cols] if q != p) for p in range(self.n)]
+        if self.partner is None and self.score.__name__ == "columns":
+            self.column = [self.col_lines[p % rules.cols] for p in range(self.n)]
+        self.fast = self.partner is not None or self.column is not None
+        """Whether a swap's score is computed from its column alone (the rollouts' cheap path)."""
         # Where each position may match (for the pair bonus and the choice of a card to turn up).
         self.mates: list[tuple[int, ...]] = [() for _ in range(self.n)]
         g = geometry(rules.rows, rules.cols)
@@ -162,7 +184,12 @@ class Policy:
                 if d < best_d:
                     best_d, best_p = d, p
             return best_d, best_p
+        column = self.column
         base = score(mk, mv)
+        if column is not None:  # each column's score and sum once; a swap then changes one of them
+            col_of, others = self.col_of, self.others
+            col_old = [_line_score(mk, mv, line) for line in self.col_lines]
+            col_sum = [sum(mv[q] for q in line) for line in self.col_lines]
         for p in range(self.n):
             if partner is not None:
                 q = partner[p]
@@ -170,6 +197,12 @@ class Policy:
                 old = 0.0 if (mk[p] == kq and kq < UNKNOWN) else mv[p] + vq
                 new = 0.0 if (ck == kq and kq < UNKNOWN) else cv + vq
                 s = base + new - old
+            elif column is not None:
+                c = col_of[p]
+                if ck < UNKNOWN and all(mk[q] == ck for q in others[p]):
+                    s = base - col_old[c]
+                else:
+                    s = base - col_old[c] + col_sum[c] - mv[p] + cv
             else:
                 k0, v0 = mk[p], mv[p]
                 mk[p], mv[p] = ck, cv
