@@ -1,7 +1,8 @@
 """House rules by name and the newer rule options over both transports: a table created with house rules shows
 their changes in its rules (after the preset, before the explicit options), unknown, repeated and conflicting names
 are INVALID_ARGUMENT / 400 naming the field, and the presets and house rules are listed with their descriptions
-(``ListTablePresets``, ``ListHouseRules``, also in the OpenAPI document)."""
+(``ListTablePresets``, ``ListHouseRules``, also in the OpenAPI document), as are the bots ``AddBot`` takes
+(``ListBots``)."""
 
 from __future__ import annotations
 
@@ -92,7 +93,23 @@ def test_presets_and_house_rules_are_listed_with_descriptions(host: Tables) -> N
     _table(host.create(seats=2, house_rules=["tied_shame", "knock_penalty"]))
 
 
+def test_bot_levels_and_personalities_are_listed_and_each_can_be_seated(host: Tables) -> None:
+    listed = host.call("ListBots", tpb.ListBotsRequest()).expect_ok()
+    levels = [info.level for info in listed.levels]
+    assert levels[0] == cg.BOT_LEVEL_RANDOM and levels[-1] == cg.BOT_LEVEL_STRONG and len(set(levels)) >= 4
+    assert all(info.title and info.description for info in (*listed.levels, *listed.personalities))
+    personalities = [info.personality for info in listed.personalities]
+    assert cg.BOT_PERSONALITY_PAIR_HUNTER in personalities and cg.BOT_PERSONALITY_RACER in personalities
+    table = _table(host.create(seats=3))
+    seated = host.call(
+        "AddBot",
+        tpb.AddBotRequest(table_id=table.id, level=levels[1], personality=personalities[0], idempotency_key="bot-1"),
+    ).expect_ok()
+    bots = [s for s in seated.table.seats if s.bot]
+    assert [(s.bot, s.bot_personality) for s in bots] == [(levels[1], personalities[0])]
+
+
 def test_the_listing_routes_are_in_the_openapi_document(server: Server) -> None:
     doc = httpx.get(f"{server.http_url}/openapi.json", timeout=10).json()
-    for path in ("/v1/tablePresets", "/v1/houseRules"):
+    for path in ("/v1/tablePresets", "/v1/houseRules", "/v1/bots"):
         assert doc["paths"][path]["get"]["tags"] == ["TableService"], path

@@ -9,6 +9,8 @@ from google.protobuf.duration_pb2 import Duration
 
 from golf.api.rpc import CallContext, Rpc
 from golf.api.table_convert import (
+    BOT_LEVELS,
+    BOT_PERSONALITIES,
     bot_from_proto,
     house_rule_rules,
     missed_action_from_proto,
@@ -20,6 +22,7 @@ from golf.api.table_convert import (
 from golf.app.errors import InvalidArgument
 from golf.app.table_service import TableService
 from golf.app.tables.options import DEFAULT_PRESET
+from golf.engine.cardgolf.bots.catalogue import LEVELS, PERSONALITIES
 from golf.engine.cardgolf.house_rules import HOUSE_RULES, conflicts_of
 from golf.engine.cardgolf.presets import DESCRIPTIONS, PRESETS, preset_version
 from golf.v1 import table_service_pb2 as pb
@@ -168,6 +171,17 @@ class TableHandlers:
             ]
         )
 
+    async def list_bots(self, req: pb.ListBotsRequest, ctx: CallContext) -> pb.ListBotsResponse:
+        return pb.ListBotsResponse(
+            levels=[
+                pb.BotLevelInfo(level=BOT_LEVELS[lv.name], title=lv.title, description=lv.description) for lv in LEVELS
+            ],
+            personalities=[
+                pb.BotPersonalityInfo(personality=BOT_PERSONALITIES[p.name], title=p.title, description=p.description)
+                for p in PERSONALITIES
+            ],
+        )
+
     def rpcs(self) -> list[Rpc]:
         """Every unary RPC of the service with its handler (routes and summaries are in the contract)."""
         S = SERVICE
@@ -187,4 +201,5 @@ class TableHandlers:
                 S, "ListTablePresets", pb.ListTablePresetsRequest, pb.ListTablePresetsResponse, self.list_table_presets
             ),
             Rpc(S, "ListHouseRules", pb.ListHouseRulesRequest, pb.ListHouseRulesResponse, self.list_house_rules),
+            Rpc(S, "ListBots", pb.ListBotsRequest, pb.ListBotsResponse, self.list_bots),
         ]
