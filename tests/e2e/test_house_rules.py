@@ -15,7 +15,7 @@ from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import table_service_pb2 as tpb
 from tests.e2e.identity import new_client
 from tests.e2e.support import R, Reply, Server
-from tests.e2e.tables import Tables
+from tests.e2e.tables import Tables, move
 
 
 @pytest.fixture(params=["rest", "grpc"])
@@ -113,3 +113,24 @@ def test_the_listing_routes_are_in_the_openapi_document(server: Server) -> None:
     doc = httpx.get(f"{server.http_url}/openapi.json", timeout=10).json()
     for path in ("/v1/tablePresets", "/v1/houseRules", "/v1/bots"):
         assert doc["paths"][path]["get"]["tags"] == ["TableService"], path
+
+
+def test_the_new_moves_are_refused_with_a_reason_where_they_do_not_belong(host: Tables) -> None:
+    """Keep, flip-all and a named power sent at the wrong time, or out of bounds: 4xx with the reason, never 5xx."""
+    table = _table(host.create(preset="six-card", seats=2, rules=cg.CardGolfRules(start_cards=0)))
+    _table(host.add_bot(table.id))
+    started = _table(host.start(table.id))
+    assert started.status == cg.TABLE_STATUS_PLAYING and started.your_seat in started.awaiting
+    cases = [
+        (move("keep", choice=0, position=0), R.ERROR_REASON_WRONG_PHASE),  # no draw-two power in play
+        (move("flipAll"), R.ERROR_REASON_EARLY_OUT_NOT_ALLOWED),  # the house rule is off
+        (move("usePower", power="POWER_SHIELD", position=0), R.ERROR_REASON_WRONG_PHASE),  # nothing drawn
+        (move("keep", choice=3, position=0), R.ERROR_REASON_INVALID_ARGUMENT),  # choice is 0 to 2
+        (move("keep", choice=0, position=16), R.ERROR_REASON_INVALID_ARGUMENT),  # places are 0 to 15
+    ]
+    for sent, reason in cases:
+        error = host.act(table.id, sent).expect_error(reason)
+        assert error.table.id == table.id or reason == R.ERROR_REASON_INVALID_ARGUMENT, sent
+    drawn = _table(host.act(table.id, move("drawStock")))
+    error = host.act(drawn.id, move("usePower", power="POWER_DRAW_TWO")).expect_error(R.ERROR_REASON_NO_POWER)
+    assert "power" in error.message
