@@ -26,9 +26,10 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response, StreamingResponse
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import ClientDisconnect
-from starlette.routing import BaseRoute, Match, Route
+from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import Receive, Scope, Send
 
+from golf.adapters.connect import ConnectApp, connect_paths
 from golf.adapters.docs import add_docs
 from golf.adapters.edge import Edge
 from golf.adapters.hangups import CLIENT_GONE, unless_client_leaves
@@ -430,6 +431,13 @@ def build_rest_app(
             _stream_route(rpc, edge, metrics) if rpc.stream is not None else _route(rpc, edge, metrics, max_body_bytes)
         )
         app.router.routes.append(Route(_starlette_path(rpc.http_path), route, methods=[rpc.http_method], name=rpc.name))
+    # The Connect protocol and gRPC-Web at the standard paths (/golf.v1.TableService/GetTable), beside the REST
+    # routes (all under /v1/): one app for every service, mounted at each service's name.
+    connect = ConnectApp(rpcs, edge, max_body_bytes)
+    for prefix in connect_paths(rpcs):
+        if any(rpc.http_path.startswith(prefix) for rpc in rpcs):
+            raise ValueError(f"a REST route is under the Connect path {prefix}")
+        app.router.routes.append(Mount(prefix, app=connect, name=prefix.lstrip("/")))
     _operations(app, metrics, readiness)
     _routing_refusals(app)
     messages = [m.DESCRIPTOR for rpc in rpcs for m in (rpc.request, rpc.response)] + [errors_pb2.Error.DESCRIPTOR]

@@ -1,0 +1,189 @@
+"""The Connect protocol and gRPC-Web on the HTTP port (connectrpc), for browsers and mobile clients that cannot
+speak plain gRPC: every RPC of the table at its standard path ``/golf.v1.TableService/GetTable``, unary and server
+streaming, in binary protobuf or proto3 JSON.
+
+No generated service code: the endpoints are built from the same RPC table as the other transports, so a call passes
+the same edge (rate limits, bearer token), the same field rules (protovalidate) and the same handler, and a refusal
+carries the same rich details as a gRPC status (the standard ``google.rpc`` details, then the ``golf.v1.Error``), under
+the Connect code of the gRPC code. Plain gRPC needs HTTP/2 trailers, which the HTTP server does not have: it stays
+on the gRPC port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any, TypeVar
+
+from connectrpc.code import Code
+from connectrpc.codec import Codec
+from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
+from connectrpc.errors import ConnectError
+from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
+from connectrpc.request import RequestContext
+from connectrpc.server import ConnectASGIApplication, Endpoint
+from google.protobuf.descriptor_pb2 import MethodOptions
+from google.protobuf.message import Message
+from protobuf.wkt import Any as WireAny
+
+from golf.adapters.edge import Edge
+from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
+from golf.api.error_details import pack, standard_details
+from golf.api.errors import ApiError, internal_error, invalid, to_api_error
+from golf.api.rpc import CallContext, ItemStream, Rpc
+from golf.api.validation import check_request
+from golf.app.errors import AppError
+
+log = logging.getLogger("golf.connect")
+M = TypeVar("M", bound=Message)
+
+_IDEMPOTENCY = {
+    MethodOptions.IDEMPOTENCY_UNKNOWN: IdempotencyLevel.UNKNOWN,
+    MethodOptions.NO_SIDE_EFFECTS: IdempotencyLevel.NO_SIDE_EFFECTS,
+    MethodOptions.IDEMPOTENT: IdempotencyLevel.IDEMPOTENT,
+}
+
+
+def connect_error(failure: ApiError) -> ConnectError:
+    """A refusal in Connect's terms: the Connect code of its gRPC code (they share names), its message, and the
+    details of the gRPC status (``golf.api.error_details``), the ``golf.v1.Error`` last."""
+    details = [WireAny(type_url=a.type_url, value=a.value) for a in pack([*standard_details(failure), failure.body])]
+    return ConnectError(Code[failure.code.name], failure.body.message, details)
+
+
+def _failure(err: Exception, rpc: Rpc) -> ApiError:
+    """The refusal an exception out of a call becomes (anything but an ``ApiError`` or ``AppError`` is a bug:
+    logged, and INTERNAL)."""
+    if isinstance(err, ApiError):
+        return err
+    if isinstance(err, AppError):
+        return to_api_error(err)
+    log.exception("unhandled error in %s", rpc.name, exc_info=err)
+    return internal_error()
+
+
+def _refusal(err: Exception, rpc: Rpc, ctx: RequestContext[Any, Any]) -> ConnectError:
+    """The error a call ends with, and the HTTP headers REST sends with the same refusal."""
+    failure = _failure(err, rpc)
+    if failure.www_authenticate is not None:
+        ctx.response_headers["www-authenticate"] = failure.www_authenticate
+    if failure.retry_after is not None:
+        ctx.response_headers["retry-after"] = str(max(1, math.ceil(failure.retry_after)))
+    return connect_error(failure)
+
+
+class _RequestCodec(Codec[Message, M]):
+    """A codec of google.protobuf messages whose undecodable requests are refused as the other transports refuse
+    them (INVALID_ARGUMENT with the ``golf.v1.Error``), not with the library's bare error."""
+
+    def __init__(self, inner: Codec[Message, Any]) -> None:
+        self._inner = inner
+
+    def name(self) -> str:
+        return self._inner.name()
+
+    def encode(self, message: Message) -> bytes:
+        return self._inner.encode(message)
+
+    def decode(self, data: bytes | bytearray, message_class: type[M]) -> M:
+        try:
+            decoded: M = self._inner.decode(data, message_class)
+        except Exception as err:  # DecodeError, ParseError, and anything else a parser raises on bad input
+            name = message_class.DESCRIPTOR.full_name
+            raise connect_error(invalid("", f"the request is not a valid {name}")) from err
+        return decoded
+
+
+def _address(ctx: RequestContext[Any, Any]) -> str:
+    """The client's host, as REST takes it (the TCP peer, without its port)."""
+    peer = ctx.client_address
+    if not peer:
+        return "unknown"
+    return peer.rpartition(":")[0].strip("[]") or peer
+
+
+async def _admit(rpc: Rpc, edge: Edge, request: Message, ctx: RequestContext[Any, Any]) -> CallContext:
+    """The call's context once the edge lets it in and its request keeps the contract's field rules; the request id
+    is taken (or made) and sent back."""
+    rid = accept_request_id(ctx.request_headers.get(REQUEST_ID_HEADER))
+    request_id.set(rid)
+    ctx.response_headers[REQUEST_ID_HEADER] = rid
+    call = await edge.admit(rpc, ctx.request_headers.get("authorization"), _address(ctx))
+    check_request(request)
+    return call
+
+
+def _method(rpc: Rpc) -> MethodInfo[Any, Any]:
+    level = _IDEMPOTENCY.get(rpc.method.GetOptions().idempotency_level, IdempotencyLevel.UNKNOWN)
+    return MethodInfo(
+        name=rpc.name,
+        service_name=rpc.service,
+        input=rpc.request,
+        output=rpc.response,
+        idempotency_level=level,
+        stream_type=StreamType.SERVER_STREAM if rpc.stream is not None else StreamType.UNARY,
+    )
+
+
+def _unary(rpc: Rpc, edge: Edge) -> Endpoint[Any, Any]:
+    async def call(request: Message, ctx: RequestContext[Any, Any]) -> Message:
+        try:
+            return await rpc.handler(request, await _admit(rpc, edge, request, ctx))
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            raise _refusal(err, rpc, ctx) from err
+
+    return Endpoint.unary(_method(rpc), call)
+
+
+def _server_stream(rpc: Rpc, edge: Edge) -> Endpoint[Any, Any]:
+    """A server stream: refused as a unary call is (before its first message, or ending it); the handler's stream is
+    closed whatever happens, and cancelled with the call when the client goes away."""
+    assert rpc.stream is not None
+    open_stream = rpc.stream
+
+    async def call(request: Message, ctx: RequestContext[Any, Any]) -> AsyncIterator[Message]:
+        items: ItemStream | None = None
+        try:
+            items = await open_stream(request, await _admit(rpc, edge, request, ctx))
+            async for item in items:
+                yield item.message
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            raise _refusal(err, rpc, ctx) from err
+        finally:
+            if items is not None:
+                await items.aclose()
+
+    return Endpoint.server_stream(_method(rpc), call)
+
+
+class ConnectApp(ConnectASGIApplication[tuple[Rpc, ...]]):
+    """Every RPC of the table over Connect and gRPC-Web, one ASGI app (mounted under each service's path)."""
+
+    def __init__(self, rpcs: Iterable[Rpc], edge: Edge, read_max_bytes: int) -> None:
+        def endpoints(table: tuple[Rpc, ...]) -> Mapping[str, Any]:  # the library's union of endpoint kinds
+            return {
+                f"/{rpc.service}/{rpc.name}": _server_stream(rpc, edge) if rpc.stream is not None else _unary(rpc, edge)
+                for rpc in table
+            }
+
+        super().__init__(
+            service=tuple(rpcs),
+            endpoints=endpoints,
+            read_max_bytes=read_max_bytes,
+            codecs=[_RequestCodec(google_protobuf_binary_codec()), _RequestCodec(google_protobuf_json_codec())],
+        )
+
+    @property
+    def path(self) -> str:
+        return "/"
+
+
+def connect_paths(rpcs: Iterable[Rpc]) -> list[str]:
+    """The path prefix of each service (``/golf.v1.TableService``): where the Connect app is mounted."""
+    return [f"/{service}" for service in dict.fromkeys(rpc.service for rpc in rpcs)]
