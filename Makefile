@@ -7,6 +7,7 @@ PROTOS := $(wildcard proto/golf/v1/*.proto)
 VENDOR_PROTOS := $(shell find proto/vendor -name '*.proto')
 GEN_STAMP := service/golf/v1/.generated
 CONTRACT := service/golf/v1/contract.binpb
+TS_CLIENT := clients/ts/gen/.generated
 BUF := node_modules/.bin/buf
 
 .PHONY: run test install gen lint typecheck buf buf-breaking hadolint chromium pytest bench clean
@@ -38,7 +39,14 @@ $(GEN_STAMP): $(PROTOS) $(VENDOR_PROTOS) $(STAMP)
 	  --descriptor_set_out=$(CONTRACT) $(PROTOS)
 	touch $(GEN_STAMP)
 
-gen: $(GEN_STAMP)
+gen: $(GEN_STAMP) $(TS_CLIENT)
+
+# The TypeScript client (clients/ts/README.md): generated like the Python code, never committed, with buf from the
+# root buf.yaml (so buf.validate and google.api come from proto/vendor) and the protoc-gen-es of package.json.
+$(TS_CLIENT): $(PROTOS) $(VENDOR_PROTOS) buf.yaml clients/ts/buf.gen.yaml $(BUF)
+	rm -rf clients/ts/gen
+	$(BUF) generate . --template clients/ts/buf.gen.yaml --include-imports
+	touch $(TS_CLIENT)
 
 $(BUF): package.json
 	npm install --no-audit --no-fund --silent
@@ -86,11 +94,11 @@ chromium:
 
 # Two workers; each test file runs on one of them, so a module's server (tests/e2e) starts once per database. (Not
 # --dist loadgroup: with pytest 9.2 pytest-xdist 3.8 no longer groups by the xdist_group mark.)
-pytest: install chromium
+pytest: install chromium $(TS_CLIENT)
 	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 $(VENV)/bin/pytest -q -n 2 --dist loadfile
 
 bench: install
 	$(PY) bench/playmove.py
 
 clean:
-	rm -rf $(VENV) node_modules service/golf/v1/*_pb2*.py* service/buf $(CONTRACT) $(GEN_STAMP) golf.db
+	rm -rf $(VENV) node_modules service/golf/v1/*_pb2*.py* service/buf $(CONTRACT) $(GEN_STAMP) clients/ts/gen golf.db
