@@ -1,7 +1,7 @@
 """The Connect protocol and gRPC-Web on the HTTP port, on both databases, over real sockets: unary calls in JSON and
 binary protobuf (plain httpx speaking Connect), a refusal with the Connect code and the same details as the gRPC
 status, a call without a token refused, a unary gRPC-Web call, and ``WatchTable`` as a Connect server stream read by
-connectrpc's own client (the snapshot, then a later event)."""
+connectrpc's own client and as a gRPC-Web stream read frame by frame (the snapshot, then a later event)."""
 
 from __future__ import annotations
 
@@ -203,5 +203,41 @@ def test_watch_table_is_a_connect_server_stream(server: Server) -> None:
         return got
 
     snapshot, later = asyncio.run(asyncio.wait_for(events(), 20))
+    assert snapshot.event.kind == cg.TABLE_EVENT_KIND_SNAPSHOT and snapshot.event.table.id == table.id
+    assert later.event.kind == cg.TABLE_EVENT_KIND_BOT_ADDED and later.event.seq > snapshot.event.seq
+
+
+def test_watch_table_is_a_grpc_web_server_stream(server: Server) -> None:
+    """The stream a browser's gRPC-Web client reads: length-prefixed frames, one event per message, as they happen."""
+    client = Connect(server.http_url)
+    client.sign_in("grpc-web watcher")
+    table = client.call(TABLES, "CreateTable", tpb.CreateTableRequest(seats=2), tpb.CreateTableResponse).table
+    req = tpb.WatchTableRequest(table_id=table.id).SerializeToString()
+    headers = {
+        "content-type": "application/grpc-web+proto",
+        "x-grpc-web": "1",
+        "authorization": f"Bearer {client.token}",
+    }
+    events: list[tpb.WatchTableResponse] = []
+    buffer = b""
+    with client.http.stream(
+        "POST", f"/{TABLES}/WatchTable", content=struct.pack(">BI", 0, len(req)) + req, headers=headers
+    ) as reply:
+        assert reply.status_code == 200 and reply.headers["content-type"] == "application/grpc-web+proto"
+        for chunk in reply.iter_raw():
+            buffer += chunk
+            while len(buffer) >= 5 and len(buffer) >= 5 + struct.unpack(">BI", buffer[:5])[1]:
+                flags, size = struct.unpack(">BI", buffer[:5])
+                frame, buffer = buffer[5 : 5 + size], buffer[5 + size :]
+                assert not flags & 0x80, f"the stream ended: {frame!r}"
+                message = tpb.WatchTableResponse.FromString(frame)
+                if message.WhichOneof("kind") == "event":
+                    events.append(message)
+                    if len(events) == 1:  # the snapshot is here: make the next event
+                        add = tpb.AddBotRequest(table_id=table.id, level=cg.BOT_LEVEL_RANDOM, idempotency_key=new_key())
+                        client.call(TABLES, "AddBot", add, tpb.AddBotResponse)
+            if len(events) == 2:
+                break
+    snapshot, later = events
     assert snapshot.event.kind == cg.TABLE_EVENT_KIND_SNAPSHOT and snapshot.event.table.id == table.id
     assert later.event.kind == cg.TABLE_EVENT_KIND_BOT_ADDED and later.event.seq > snapshot.event.seq
