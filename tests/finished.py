@@ -4,7 +4,9 @@ a solitaire game with an undo and an AutoPlay run in its log, a card Golf match 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from golf.app.identity import AccessToken, Caller
 from golf.app.records import GameSnapshot
@@ -68,11 +70,13 @@ async def finish_match(
     private: bool = False,
     preset: str = "six-card",
     seed: int = 1,
+    rules: Mapping[str, Any] | None = None,
 ) -> TableSnapshot:
-    """A match of ``caller``, ``others`` and a greedy bot, ``holes`` holes, played with random legal moves of
-    whichever person is awaited until it is over."""
+    """A match of ``caller``, ``others`` and a greedy bot, ``holes`` holes of ``preset`` with ``rules`` changed,
+    played with random legal moves of whichever person is awaited until it is over."""
     tables = services.tables
-    made = await tables.create_table(caller, preset, seats=2 + len(others), holes=holes, private=private)
+    seats = 2 + len(others)
+    made = await tables.create_table(caller, preset, rules=rules, seats=seats, holes=holes, private=private)
     for n, other in enumerate(others):
         if private:
             await tables.join(other, f"join-{n}", join_code=made.join_code)

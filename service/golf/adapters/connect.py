@@ -31,10 +31,9 @@ from protobuf.wkt import Any as WireAny
 from golf.adapters.edge import Edge
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
 from golf.api.error_details import pack, standard_details
-from golf.api.errors import ApiError, internal_error, invalid, to_api_error
+from golf.api.errors import ApiError, call_failure, invalid
 from golf.api.rpc import CallContext, ItemStream, Rpc
 from golf.api.validation import check_request
-from golf.app.errors import AppError
 
 log = logging.getLogger("golf.connect")
 M = TypeVar("M", bound=Message)
@@ -53,20 +52,9 @@ def connect_error(failure: ApiError) -> ConnectError:
     return ConnectError(Code[failure.code.name], failure.body.message, details)
 
 
-def _failure(err: Exception, rpc: Rpc) -> ApiError:
-    """The refusal an exception out of a call becomes (anything but an ``ApiError`` or ``AppError`` is a bug:
-    logged, and INTERNAL)."""
-    if isinstance(err, ApiError):
-        return err
-    if isinstance(err, AppError):
-        return to_api_error(err)
-    log.exception("unhandled error in %s", rpc.name, exc_info=err)
-    return internal_error()
-
-
 def _refusal(err: Exception, rpc: Rpc, ctx: RequestContext[Any, Any]) -> ConnectError:
     """The error a call ends with, and the HTTP headers REST sends with the same refusal."""
-    failure = _failure(err, rpc)
+    failure = call_failure(err, rpc.name, log)
     if failure.www_authenticate is not None:
         ctx.response_headers["www-authenticate"] = failure.www_authenticate
     if failure.retry_after is not None:

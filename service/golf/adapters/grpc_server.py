@@ -20,10 +20,9 @@ from golf.adapters.edge import Edge, grpc_peer_address
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request_id, request_id
 from golf.adapters.metrics import Metrics
 from golf.api.error_details import pack, standard_details
-from golf.api.errors import ApiError, Violation, internal_error, invalid, to_api_error
+from golf.api.errors import ApiError, Violation, call_failure, invalid
 from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem
 from golf.api.validation import check_request
-from golf.app.errors import AppError
 from golf.v1 import errors_pb2
 
 ERROR_TRAILER = "golf-error-bin"
@@ -127,17 +126,6 @@ async def _admit(
     return ctx
 
 
-def _failure(err: Exception, rpc: Rpc) -> ApiError:
-    """The refusal an exception out of a call becomes (anything but an ``ApiError`` or ``AppError`` is a bug:
-    logged, and INTERNAL)."""
-    if isinstance(err, ApiError):
-        return err
-    if isinstance(err, AppError):
-        return to_api_error(err)
-    log.exception("unhandled error in %s", rpc.name, exc_info=err)
-    return internal_error()
-
-
 async def _refuse(context: grpc.aio.ServicerContext[Any, Any], failure: ApiError, rid: str) -> None:
     """End the call with ``failure``: its status, with the rich details and the ``Error`` in the trailers."""
     failure = _bounded(failure)
@@ -171,7 +159,7 @@ def _unary(
                 observe("CANCELLED", perf_counter() - start)
             raise
         except Exception as err:
-            failure = _failure(err, rpc)
+            failure = call_failure(err, rpc.name, log)
         else:
             context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
             if observe is not None:
@@ -217,7 +205,7 @@ def _server_stream(
                 observe("CANCELLED", setup or perf_counter() - start)
             raise
         except Exception as err:
-            failure = _failure(err, rpc)
+            failure = call_failure(err, rpc.name, log)
         else:
             context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
             if observe is not None:

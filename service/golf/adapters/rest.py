@@ -41,7 +41,7 @@ from golf.adapters.openapi import components, rpc_openapi
 from golf.adapters.proto_json import memoise, to_json
 from golf.adapters.settings import Settings
 from golf.api.error_details import rest_body
-from golf.api.errors import ApiError, internal_error, invalid, method_not_allowed, to_api_error, too_large
+from golf.api.errors import ApiError, call_failure, internal_error, invalid, method_not_allowed, to_api_error, too_large
 from golf.api.rpc import NDJSON, SSE, ItemStream, Rpc, StreamItem
 from golf.api.validation import check_request
 from golf.app.errors import AppError, NotFound
@@ -108,13 +108,8 @@ def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None, max_body_bytes: int) -
             if reply is None:
                 return b"", CLIENT_GONE, None
             return to_json(reply), 200, None
-        except ApiError as err:
-            failure = err
-        except AppError as err:
-            failure = to_api_error(err)
-        except Exception:
-            log.exception("unhandled error in %s", rpc.name)
-            failure = internal_error()
+        except Exception as err:
+            failure = call_failure(err, rpc.name, log)
         return to_json(rest_body(failure)), failure.http_status, failure
 
     async def endpoint(request: Request) -> Response:
@@ -290,13 +285,7 @@ def _stream_route(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Any:
         except Exception as err:  # a refusal, before anything was sent
             if items is not None:
                 await items.aclose()
-            if isinstance(err, ApiError):
-                failure = err
-            elif isinstance(err, AppError):
-                failure = to_api_error(err)
-            else:
-                log.exception("unhandled error in %s", rpc.name)
-                failure = internal_error()
+            failure = call_failure(err, rpc.name, log)
             if observe is not None:
                 observe(failure.http_status, perf_counter() - start)
             if failure.www_authenticate is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import grpc
@@ -262,3 +263,14 @@ def internal_error() -> ApiError:
 def _quotable(text: str) -> str:
     """Text safe inside a quoted HTTP header parameter."""
     return "".join(ch for ch in text if " " <= ch <= "~" and ch not in '"\\')
+
+
+def call_failure(err: Exception, rpc_name: str, log: logging.Logger) -> ApiError:
+    """The refusal an exception out of a call becomes, on every transport: an ``ApiError`` as it is, an ``AppError``
+    by :func:`to_api_error`; anything else is a bug: logged on ``log``, and INTERNAL."""
+    if isinstance(err, ApiError):
+        return err
+    if isinstance(err, AppError):
+        return to_api_error(err)
+    log.exception("unhandled error in %s", rpc_name, exc_info=err)
+    return internal_error()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
+from dataclasses import fields
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -195,49 +196,6 @@ def _cards(cards: Iterable[GCard]) -> list[cards_pb2.Card]:
 
 
 # -- rules -------------------------------------------------------------------------------------------------------
-_PLAIN_OPTIONS = (
-    "decks",
-    "jokers",
-    "rows",
-    "cols",
-    "start_cards",
-    "start_fixed",
-    "swap_face_up",
-    "taken_discard_must_swap",
-    "peek_stroke",
-    "jack_discard_skips_next",
-    "end_on_all_face_up",
-    "final_turns",
-    "look_before_last_turn",
-    "peeks_stay_visible",
-    "knocking",
-    "max_rounds",
-    "joker_value",
-    "wild_one_eyed_jacks",
-    "match_columns",
-    "match_rows",
-    "match_diagonals",
-    "match_adjacent_pairs",
-    "joker_pair_value",
-    "block_of_four_value",
-    "four_alike_self",
-    "four_alike_opponents",
-    "flip_as_turn",
-    "early_out",
-    "pairs_by_value",
-    "negative_pairs_keep_value",
-    "four_jacks_value",
-    "four_in_two_columns_value",
-    "four_kings_line_value",
-    "straight_value",
-    "shoot_the_moon",
-    "blackjack",
-    "four_alike_wins_match",
-    "first_out_bonus",
-    "underdog_bonus",
-    "tied_penalty",
-)
-"""The options whose proto field holds the engine's value as it is (numbers and flags)."""
 _ENUM_OPTIONS: dict[str, dict[Any, Any]] = {
     "start_mode": _START_MODE,
     "flip_after_discard": _FLIP_RULE,
@@ -246,6 +204,13 @@ _ENUM_OPTIONS: dict[str, dict[Any, Any]] = {
     "knocker_penalty": _KNOCKER_PENALTY,
     "knocker_bonus": _KNOCKER_BONUS,
 }
+_LISTS = ("values", "special_values", "powers")
+"""The options held as a list or a map, each converted on its own."""
+_PLAIN_OPTIONS = tuple(
+    f.name for f in fields(GolfRules) if f.name not in _ENUM_OPTIONS and f.name not in _LISTS and f.name != "holes"
+)
+"""The options whose proto field holds the engine's value as it is (numbers and flags): every field of the rules
+but the enumerations, the lists and ``holes`` (the table's own field)."""
 
 
 def _json_name(name: str) -> str:

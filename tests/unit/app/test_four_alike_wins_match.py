@@ -4,7 +4,6 @@ the export and ``golf verify`` name that seat the winner."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from golf.api.record_convert import record_to_proto
@@ -16,7 +15,7 @@ from golf.app.services import Services
 from golf.app.tables import Entry, MatchEnd, TableStatus, add_bot, new_table, play_bots, replay, start
 from golf.app.tables.options import TableOptions
 from golf.commands.record_checks import check_record
-from golf.engine.cardgolf import Knock
+from tests.finished import finish_match
 from tests.unit.app.fakes import FakeStore
 from tests.unit.app.test_exports import ListIndex
 
@@ -57,33 +56,12 @@ def test_a_table_of_bots_ends_its_match_at_the_hole_that_shows_four_alike() -> N
     assert list(hole_result_to_proto(last, len(table.results)).wins_match) == list(last.wins_match)
 
 
-async def play_out(services: Services, ann: Caller, bob: Caller) -> str:
-    """A match of ann, bob and a greedy bot under ``RULES``, the people making random legal moves."""
-    services.tables.seeds = lambda: SERVICE_SEED
-    tables = services.tables
-    made = await tables.create_table(ann, "nine-card", rules=RULES, seats=3, holes=9)
-    await tables.join(bob, "join", table_id=made.table_id)
-    await tables.add_bot(ann, made.table_id, "greedy", "bot")
-    snap = await tables.start(ann, made.table_id, "go")
-    people = {p.player_id: p for p in (ann, bob)}
-    rng = random.Random(MOVES_SEED)
-    n = 0
-    while snap.view.status is TableStatus.PLAYING:
-        seat = rng.choice(snap.view.awaiting)
-        player_id = snap.view.seats[seat].player_id
-        assert player_id is not None
-        mine = await tables.get(people[player_id], made.table_id)
-        legal = [m for m in mine.view.legal_moves if not isinstance(m, Knock)] or list(mine.view.legal_moves)
-        snap = await tables.act(people[player_id], made.table_id, rng.choice(legal), f"act-{n}")
-        n += 1
-    return made.table_id
-
-
 async def test_the_records_name_the_seat_with_four_alike_the_winner(
     services: Services, store: FakeStore, ann: Caller, bob: Caller
 ) -> None:
-    table_id = await play_out(services, ann, bob)
-    snap = await services.tables.get(ann, table_id)
+    services.tables.seeds = lambda: SERVICE_SEED
+    over = await finish_match(services, ann, (bob,), holes=9, preset="nine-card", seed=MOVES_SEED, rules=RULES)
+    snap = await services.tables.get(ann, over.table_id)
     sheet = snap.view.sheet
     assert snap.view.status is TableStatus.OVER and len(sheet.holes) < 9 and sheet.won_by
     (winner,) = sheet.won_by

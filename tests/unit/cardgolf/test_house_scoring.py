@@ -15,6 +15,7 @@ from golf.engine.cardgolf.options import FourAlikeScope, KnockerBonus, KnockerPe
 from golf.engine.cardgolf.outcome import HOLE_RULES, hole_result
 from golf.engine.cardgolf.scoring import UNKNOWN, card_key, moon_value, scorer
 from golf.engine.cardgolf.state import EndReason, Phase, deal
+from tests.unit.cardgolf.grid_cases import check_grid_case
 from tests.unit.cardgolf.recount import recount, recount_hole
 
 SIX = preset("six-card")
@@ -110,16 +111,7 @@ def _cards(text: str) -> list[GCard | None]:
 )
 def test_hand_made_case(rules: GolfRules, grid: str, total: int, by_rule: dict[str, int], matched: set[int]) -> None:
     cards = _cards(grid)
-    result = score_grid(cards, rules)
-    assert result.total == total
-    assert sum(line.points for line in result.lines) == total
-    got: dict[str, int] = {}
-    for line in result.lines:
-        if line.rule != "card":
-            got[line.rule] = got.get(line.rule, 0) + line.points
-    assert got == by_rule
-    assert set(result.matched) == matched
-    assert recount(cards, rules)[0] == total
+    check_grid_case(cards, rules, total, by_rule, matched)
     keys = [card_key(c, rules) for c in cards]
     assert scorer(rules).total(keys, [float(rules.card_value(c)) if c else 0.0 for c in cards]) == total
 

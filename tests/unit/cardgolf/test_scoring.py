@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from golf.engine.cardgolf import GolfRules, build_deck, parse_cards, preset, score_grid
 from golf.engine.cardgolf.options import FourAlikeScope
 from golf.engine.cardgolf.scoring import card_key, scorer
+from tests.unit.cardgolf.grid_cases import check_grid_case
 from tests.unit.cardgolf.recount import recount
 
 SIX = preset("six-card")
@@ -112,17 +113,9 @@ CASES: list[tuple[str, GolfRules, str, int, dict[str, int], set[int]]] = [
 )
 def test_hand_made_case(rules: GolfRules, grid: str, total: int, by_rule: dict[str, int], matched: set[int]) -> None:
     cards = parse_cards(grid)
+    check_grid_case(cards, rules, total, by_rule, matched)
     result = score_grid(cards, rules)
-    assert result.total == total
-    assert sum(line.points for line in result.lines) == total
-    got: dict[str, int] = {}
-    for line in result.lines:
-        if line.rule != "card":
-            got[line.rule] = got.get(line.rule, 0) + line.points
-    assert got == by_rule
-    assert set(result.matched) == matched
     assert [line.points for line in result.lines if line.rule == "card"] == [rules.card_value(c) for c in cards]
-    assert recount(cards, rules)[0] == total
 
 
 def test_case_count() -> None:

@@ -102,6 +102,18 @@ def _ups(rows: tuple[tuple[bool, ...], ...], owner: int, up: list[bool]) -> tupl
     return tuple(tuple(up) if s == owner else f for s, f in enumerate(rows))
 
 
+def _put(state: HoleState, owner: int, place: int, card: GCard | None, up: bool) -> HoleState:
+    """``card`` (``None``: nothing, an empty place) lies at ``owner``'s ``place``, face up or down; a place one past
+    the grid's last is a new place."""
+    grid, face = list(state.grids[owner]), list(state.face_up[owner])
+    if place == len(grid):
+        grid.append(card)
+        face.append(up)
+    else:
+        grid[place], face[place] = card, up
+    return replace(state, grids=_grid(state.grids, owner, grid), face_up=_ups(state.face_up, owner, face))
+
+
 def _discarding(state: HoleState, card: GCard | None) -> Outcome:
     """The power card goes to the discard pile."""
     if card is None:
@@ -192,16 +204,8 @@ def _give(state: HoleState, seat: int, move: UsePower, card: GCard | None) -> Ou
     p = _position(state, s, move.position, attack=True)
     old = state.grids[s][p]
     assert old is not None  # _position checked it
-    grid, up = list(state.grids[s]), list(state.face_up[s])
-    grid[p], up[p] = card, False
-    state = replace(
-        state,
-        grids=_grid(state.grids, s, grid),
-        face_up=_ups(state.face_up, s, up),
-        known=tuple(k | {(s, p)} for k in state.known),
-        discard=(*state.discard, old),
-    )
-    return state, old
+    state = replace(_put(state, s, p, card, False), known=tuple(k | {(s, p)} for k in state.known))
+    return replace(state, discard=(*state.discard, old)), old
 
 
 def _lines(rules: GolfRules) -> list[tuple[int, int]]:
@@ -266,20 +270,15 @@ def _turn(state: HoleState, seat: int, move: UsePower, card: GCard | None) -> Ou
         p = _position(state, seat, move.position)
         if not state.face_up[seat][p]:
             raise _bad("turn one of your face-up cards face down, or an opponent's face-down card up")
-        up = list(state.face_up[seat])
-        up[p] = False
         known = tuple(k | {(seat, p)} for k in state.known)  # everyone saw it before it was turned down
-        return _discarding(replace(state, face_up=_ups(state.face_up, seat, up), known=known), card)
+        return _discarding(replace(_put(state, seat, p, state.grids[seat][p], False), known=known), card)
     s = _opponent(state, seat, move)
     p = _position(state, s, move.position, attack=True)
     if state.face_up[s][p]:
         raise IllegalMove(Refusal.ALREADY_FACE_UP, f"position {p} is already face up")
-    up = list(state.face_up[s])
-    up[p] = True
     shown = state.grids[s][p]
     assert shown is not None  # _position checked it
-    state = replace(state, face_up=_ups(state.face_up, s, up)).seen(shown)
-    return _discarding(state, card)
+    return _discarding(_put(state, s, p, shown, True).seen(shown), card)
 
 
 def _draw_two_moves(state: HoleState, seat: int) -> list[UsePower]:
@@ -333,14 +332,9 @@ def _trade(state: HoleState, seat: int, move: UsePower, card: GCard | None) -> O
         raise _bad("trade for one of the opponent's face-up cards")
     taken, old = state.grids[s][p], state.grids[seat][q]
     assert old is not None  # _position checked it
-    theirs, mine = list(state.grids[s]), list(state.grids[seat])
-    theirs[p], mine[q] = card, taken
-    grids = _grid(_grid(state.grids, s, theirs), seat, mine)
-    up = list(state.face_up[seat])
-    up[q] = True
+    state = _put(_put(state, s, p, card, True), seat, q, taken, True)
     known = tuple(k - {(seat, q)} for k in state.known)
-    state = replace(state, grids=grids, face_up=_ups(state.face_up, seat, up), known=known)
-    return replace(state, discard=(*state.discard, old)), old
+    return replace(state, known=known, discard=(*state.discard, old)), old
 
 
 MAX_PLACES = 16
@@ -370,34 +364,18 @@ def _add_or_remove(state: HoleState, seat: int, move: UsePower, card: GCard | No
             raise _bad("the stock is empty: no card to add")
         if not _has_room(state, s):
             raise _bad(f"seat {s}'s grid is full ({MAX_PLACES} places)")
-        added = state.stock[-1]
-        grid, up = list(state.grids[s]), list(state.face_up[s])
+        grid = state.grids[s]
         place = grid.index(None) if None in grid else len(grid)
-        if place == len(grid):
-            grid.append(added)
-            up.append(False)
-        else:
-            grid[place], up[place] = added, False
         known = tuple(k - {(s, place)} for k in state.known)
-        state = replace(
-            state,
-            stock=state.stock[:-1],
-            grids=_grid(state.grids, s, grid),
-            face_up=_ups(state.face_up, s, up),
-            known=known,
-        )
+        state = replace(_put(state, s, place, state.stock[-1], False), stock=state.stock[:-1], known=known)
         return _discarding(state, card)
     p = _position(state, seat, move.position)
     if len(_held(state, seat)) <= 1:
         raise _bad("keep at least one card")
     old = state.grids[seat][p]
     assert old is not None  # _position checked it
-    grid, up = list(state.grids[seat]), list(state.face_up[seat])
-    grid[p], up[p] = None, True
     state = replace(
-        state,
-        grids=_grid(state.grids, seat, grid),
-        face_up=_ups(state.face_up, seat, up),
+        _put(state, seat, p, None, True),
         known=tuple(k - {(seat, p)} for k in state.known),
         shields=tuple(k - {p} if v == seat else k for v, k in enumerate(state.shields)),
         discard=(*state.discard, old),
@@ -540,13 +518,9 @@ class _Play:
         rest = [c for i, c in enumerate(state.offered) if i != move.choice]
         old = state.grids[seat][p]
         assert old is not None  # _position checked it
-        grid, up = list(state.grids[seat]), list(state.face_up[seat])
-        grid[p], up[p] = kept, state.rules.swap_face_up
         known = tuple(k | {(seat, p)} if s == seat else k - {(seat, p)} for s, k in enumerate(state.known))
         state = replace(
-            state,
-            grids=_grid(state.grids, seat, grid),
-            face_up=_ups(state.face_up, seat, up),
+            _put(state, seat, p, kept, state.rules.swap_face_up),
             known=known,
             discard=(*state.discard, *rest, old),
             offered=(),
