@@ -12,8 +12,6 @@ One test for both pages: one server and one browser (about 5 s of the test's 10-
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,43 +22,20 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests.e2e.browser import CHROMIUM, CSP_WATCH, LOCAL_HOST, TIMEOUT_MS, need_browser
 from tests.e2e.support import Server, migrate
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Request, Response, Route
 
-os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")  # never: we drive the system's Chromium
-CHROMIUM = os.environ.get("GOLF_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-LOCAL_HOST = "127.0.0.1"
-TIMEOUT_MS = 15_000
 API_TITLE = "Golf game service"
 REDOCLY_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
 """Fetched by ReDoc's "API docs by Redocly" link whatever its options; the pages' CSP stops it in the browser."""
-CSP_WATCH = """
-window.__refused = [];
-document.addEventListener("securitypolicyviolation", e => window.__refused.push(e.blockedURI));
-"""
-
-
-def _need_browser() -> None:
-    problem = None
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        problem = f"Chromium is not installed at {CHROMIUM} (make chromium installs Debian's)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError as err:
-            problem = f"Playwright is not installed ({err}); pip install -e '.[dev]'"
-    if problem is None:
-        return
-    if os.environ.get("GOLF_TEST_BROWSER") == "required":
-        pytest.fail(problem + " (GOLF_TEST_BROWSER=required)")
-    pytest.skip(problem)  # the browser guard: skips only when GOLF_TEST_BROWSER is not "required"
 
 
 @pytest.fixture
 def docs_server(tmp_path: Path) -> Iterator[Server]:
-    _need_browser()
+    need_browser()
     url = f"sqlite:///{tmp_path / 'golf.db'}"
     migrate(url)
     srv = Server(url, tmp_path).start()

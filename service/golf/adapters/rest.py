@@ -40,6 +40,7 @@ from golf.adapters.metrics import CONTENT_TYPE_LATEST, Metrics
 from golf.adapters.openapi import components, rpc_openapi
 from golf.adapters.proto_json import memoise, to_json
 from golf.adapters.settings import Settings
+from golf.adapters.web import add_play
 from golf.api.error_details import rest_body
 from golf.api.errors import ApiError, call_failure, internal_error, invalid, method_not_allowed, to_api_error, too_large
 from golf.api.rpc import NDJSON, SSE, ItemStream, Rpc, StreamItem
@@ -413,6 +414,7 @@ def build_rest_app(
         redoc_url=None,
     )
     add_docs(app)
+    add_play(app)
     # Plain Starlette routes: the endpoints read the request themselves, so FastAPI's dependency machinery
     # would only cost time (about 40 us a request, measured). The OpenAPI document is built from the RPC table.
     for rpc in rpcs:
