@@ -10,13 +10,13 @@ CONTRACT := service/golf/v1/contract.binpb
 TS_CLIENT := clients/ts/gen/.generated
 BUF := node_modules/.bin/buf
 
-.PHONY: run test install gen lint typecheck buf buf-breaking hadolint chromium pytest bench clean
+.PHONY: run test install gen lint typecheck tscheck buf buf-breaking hadolint chromium pytest bench clean
 
 run: install
 	$(VENV)/bin/golf migrate
 	$(VENV)/bin/golf serve
 
-test: install lint typecheck buf buf-breaking hadolint pytest
+test: install lint typecheck tscheck buf buf-breaking hadolint pytest
 
 install: $(STAMP) $(GEN_STAMP)
 
@@ -58,6 +58,10 @@ lint: install
 
 typecheck: install
 	$(VENV)/bin/mypy
+
+# The Node test script of the TypeScript client, type-checked (strict) against the generated declarations.
+tscheck: $(TS_CLIENT)
+	node_modules/.bin/tsc -p clients/ts
 
 buf: $(BUF)
 	$(BUF) lint proto
