@@ -59,9 +59,11 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy
 
-# The Node test script of the TypeScript client, type-checked (strict) against the generated declarations.
+# Type checks of our JavaScript: the TypeScript client's Node script (strict, against the generated declarations)
+# and the web client's modules (against the browser's DOM).
 tscheck: $(TS_CLIENT)
 	node_modules/.bin/tsc -p clients/ts
+	node_modules/.bin/tsc -p service/golf/web
 
 buf: $(BUF)
 	$(BUF) lint proto

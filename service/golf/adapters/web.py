@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from starlette.responses import RedirectResponse
+from starlette.responses import PlainTextResponse, RedirectResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -42,13 +42,20 @@ HEADERS = [
 ]
 
 
+SERVED = (".html", ".js", ".css", "/")
+"""What is served from the folder: the page and its modules and styles (not its README or tsconfig)."""
+
+
 class _Secured:
-    """``app`` with the client's security headers on every response."""
+    """``app`` with the client's security headers on every response; only the client's own files are served."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not scope["path"].endswith(SERVED):
+            await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)  # as StaticFiles says it
+            return
         async def send_secured(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *HEADERS]

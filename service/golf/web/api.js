@@ -48,6 +48,9 @@ export function newKey() {
   return crypto.randomUUID();
 }
 
+/** @typedef {{auth?: boolean, signal?: AbortSignal}} CallOptions */
+
+/** @param {string} method @param {string} path @param {unknown} body @param {CallOptions} [options] */
 async function send(method, path, body, { auth = true, signal } = {}) {
   const headers = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -80,7 +83,11 @@ async function refresh() {
   return true;
 }
 
-/** Call the API: `method` and `path` of the REST route, `body` for POST. Retries once after refreshing on 401. */
+/**
+ * Call the API: `method` and `path` of the REST route, `body` for POST. Retries once after refreshing on 401.
+ * @param {string} method @param {string} path @param {unknown} body @param {CallOptions} [options]
+ * @returns {Promise<any>} the response's JSON body
+ */
 export async function call(method, path, body, options = {}) {
   let response = await send(method, path, body, options);
   if (response.status === 401 && options.auth !== false && (await refresh())) {
@@ -89,7 +96,9 @@ export async function call(method, path, body, options = {}) {
   return parse(response);
 }
 
+/** @param {string} path @param {CallOptions} [options] */
 export const get = (path, options) => call("GET", path, undefined, options);
+/** @param {string} path @param {unknown} [body] @param {CallOptions} [options] */
 export const post = (path, body = {}, options) => call("POST", path, body, options);
 
 /** Sign in as a new guest (an optional display name) and keep the credentials on this device. */

@@ -56,13 +56,16 @@ function signIn(root) {
 
 async function route() {
   const token = ++routing;
-  const root = document.getElementById("view");
   if (unmount) unmount();
   unmount = null;
-  root.replaceChildren();
+  // Each view draws into an element of its own, so a view still loading when the address changes cannot draw
+  // into the next one.
+  const root = el("div", { class: "view" });
+  document.getElementById("view").replaceChildren(root);
   const [name, ...params] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   const view = VIEWS[name] ? name : "solitaire";
-  for (const link of document.querySelectorAll("[data-nav]")) {
+  const links = /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll("a[data-nav]"));
+  for (const link of links) {
     if (link.dataset.nav === view) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
@@ -73,7 +76,12 @@ async function route() {
   try {
     const module = await VIEWS[view]();
     if (token !== routing) return; // the address changed meanwhile
-    unmount = (await module.mount(root, params)) || null;
+    const teardown = (await module.mount(root, params)) || null;
+    if (token !== routing) {
+      if (teardown) teardown(); // it finished mounting after the address changed: its streams and timers stop
+      return;
+    }
+    unmount = teardown;
   } catch (error) {
     notifyError(error);
   }

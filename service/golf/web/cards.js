@@ -25,6 +25,10 @@ function face(card) {
  * A card element. `card` is a proto Card (or null/undefined for a face-down card). Options: `onclick` makes it a
  * button; `label` overrides its accessible name; `classes` adds classes; `empty` draws an empty place.
  */
+/**
+ * @param {any} card
+ * @param {{onclick?: (event: Event) => void, label?: string, classes?: string[], empty?: boolean, disabled?: boolean}} [options]
+ */
 export function cardElement(card, { onclick, label, classes = [], empty = false, disabled = false } = {}) {
   const tag = onclick ? "button" : "div";
   const attrs = { class: ["card", ...classes].join(" ") };

@@ -87,7 +87,13 @@ async def test_page_and_every_module_it_loads_are_served(client: httpx.AsyncClie
 
 
 async def test_outside_the_folder_and_unknown_files_are_not_found(client: httpx.AsyncClient) -> None:
-    for path in ("/play/../pyproject.toml", "/play/%2e%2e/adapters/web.py", "/play/nothing.js", "/play/__init__.py"):
+    for path in (
+        "/play/../pyproject.toml",
+        "/play/%2e%2e/adapters/web.py",
+        "/play/nothing.js",
+        "/play/README.md",
+        "/play/tsconfig.json",
+    ):
         response = await client.get(path)
         assert response.status_code == 404, path
 
