@@ -56,6 +56,7 @@ class _Secured:
         if scope["type"] == "http" and not scope["path"].endswith(SERVED):
             await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)  # as StaticFiles says it
             return
+
         async def send_secured(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *HEADERS]
