@@ -16,6 +16,7 @@ from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from google.protobuf import json_format
 from google.protobuf.message import Message
+from prometheus_client.parser import text_string_to_metric_families
 
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import errors_pb2, player_service_pb2
@@ -241,3 +242,32 @@ def test_watch_table_is_a_grpc_web_server_stream(server: Server) -> None:
     snapshot, later = events
     assert snapshot.event.kind == cg.TABLE_EVENT_KIND_SNAPSHOT and snapshot.event.table.id == table.id
     assert later.event.kind == cg.TABLE_EVENT_KIND_BOT_ADDED and later.event.seq > snapshot.event.seq
+
+
+def _samples(server: Server, name: str, **labels: str) -> float:
+    text = httpx.get(f"{server.http_url}/metrics", timeout=10).text
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name and labels.items() <= sample.labels.items()
+    )
+
+
+def test_connect_calls_are_counted_by_method_and_code(server: Server) -> None:
+    client = Connect(server.http_url)
+    client.sign_in("counted")
+    game = client.call(SOLITAIRE, "CreateGame", pb.CreateGameRequest(winnable_only=False), pb.CreateGameResponse).game
+    ok = {"method": "GetGame", "code": "OK"}
+    missing = {"method": "GetGame", "code": "NOT_FOUND"}
+    before = [_samples(server, "golf_connect_requests_total", **labels) for labels in (ok, missing)]
+    timed = _samples(server, "golf_connect_request_duration_seconds_count", method="GetGame")
+    over_grpc = _samples(server, "golf_grpc_requests_total", method="GetGame")
+    client.call(SOLITAIRE, "GetGame", pb.GetGameRequest(game_id=game.id), pb.GetGameResponse, binary=True)
+    client.call(SOLITAIRE, "GetGame", pb.GetGameRequest(game_id=game.id), pb.GetGameResponse)
+    assert client.post(SOLITAIRE, "GetGame", pb.GetGameRequest(game_id="no-such-game")).status_code == 404
+    after = [_samples(server, "golf_connect_requests_total", **labels) for labels in (ok, missing)]
+    assert [a - b for a, b in zip(after, before, strict=True)] == [2, 1]
+    assert _samples(server, "golf_connect_request_duration_seconds_count", method="GetGame") == timed + 3
+    # Not counted as gRPC calls: those are the gRPC port's.
+    assert _samples(server, "golf_grpc_requests_total", method="GetGame") == over_grpc

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from time import perf_counter
 from typing import Any, TypeVar
 
 from connectrpc.code import Code
@@ -30,6 +31,7 @@ from protobuf.wkt import Any as WireAny
 
 from golf.adapters.edge import Edge
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
+from golf.adapters.metrics import Metrics
 from golf.api.error_details import pack, standard_details
 from golf.api.errors import ApiError, call_failure, invalid
 from golf.api.rpc import CallContext, ItemStream, Rpc
@@ -115,34 +117,61 @@ def _method(rpc: Rpc) -> MethodInfo[Any, Any]:
     )
 
 
-def _unary(rpc: Rpc, edge: Edge) -> Endpoint[Any, Any]:
+def _unobserved(code: str, seconds: float) -> None:
+    """Where a call's code and time go without metrics."""
+
+
+def _observer(rpc: Rpc, metrics: Metrics | None) -> Callable[[str, float], None]:
+    return metrics.connect(rpc.name).observe if metrics is not None else _unobserved
+
+
+def _unary(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Endpoint[Any, Any]:
+    """A unary call; its metrics: the final code and the time to answer."""
+    observe = _observer(rpc, metrics)
+
     async def call(request: Message, ctx: RequestContext[Any, Any]) -> Message:
+        start = perf_counter()
         try:
-            return await rpc.handler(request, await _admit(rpc, edge, request, ctx))
+            reply = await rpc.handler(request, await _admit(rpc, edge, request, ctx))
         except asyncio.CancelledError:
+            observe("CANCELLED", perf_counter() - start)
             raise
         except Exception as err:
-            raise _refusal(err, rpc, ctx) from err
+            refusal = _refusal(err, rpc, ctx)
+            observe(refusal.code.name, perf_counter() - start)
+            raise refusal from err
+        observe("OK", perf_counter() - start)
+        return reply
 
     return Endpoint.unary(_method(rpc), call)
 
 
-def _server_stream(rpc: Rpc, edge: Edge) -> Endpoint[Any, Any]:
+def _server_stream(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Endpoint[Any, Any]:
     """A server stream: refused as a unary call is (before its first message, or ending it); the handler's stream is
-    closed whatever happens, and cancelled with the call when the client goes away."""
+    closed whatever happens, and cancelled with the call when the client goes away. Its metrics, as gRPC's: the final
+    code, and the time to accept or refuse the call."""
     assert rpc.stream is not None
     open_stream = rpc.stream
+    observe = _observer(rpc, metrics)
 
     async def call(request: Message, ctx: RequestContext[Any, Any]) -> AsyncIterator[Message]:
+        start = perf_counter()
+        setup = 0.0
         items: ItemStream | None = None
         try:
             items = await open_stream(request, await _admit(rpc, edge, request, ctx))
+            setup = perf_counter() - start
             async for item in items:
                 yield item.message
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, GeneratorExit):
+            observe("CANCELLED", setup or perf_counter() - start)
             raise
         except Exception as err:
-            raise _refusal(err, rpc, ctx) from err
+            refusal = _refusal(err, rpc, ctx)
+            observe(refusal.code.name, setup or perf_counter() - start)
+            raise refusal from err
+        else:
+            observe("OK", setup)
         finally:
             if items is not None:
                 await items.aclose()
@@ -153,10 +182,12 @@ def _server_stream(rpc: Rpc, edge: Edge) -> Endpoint[Any, Any]:
 class ConnectApp(ConnectASGIApplication[tuple[Rpc, ...]]):
     """Every RPC of the table over Connect and gRPC-Web, one ASGI app (mounted under each service's path)."""
 
-    def __init__(self, rpcs: Iterable[Rpc], edge: Edge, read_max_bytes: int) -> None:
+    def __init__(self, rpcs: Iterable[Rpc], edge: Edge, read_max_bytes: int, metrics: Metrics | None = None) -> None:
         def endpoints(table: tuple[Rpc, ...]) -> Mapping[str, Any]:  # the library's union of endpoint kinds
             return {
-                f"/{rpc.service}/{rpc.name}": _server_stream(rpc, edge) if rpc.stream is not None else _unary(rpc, edge)
+                f"/{rpc.service}/{rpc.name}": (
+                    _server_stream(rpc, edge, metrics) if rpc.stream is not None else _unary(rpc, edge, metrics)
+                )
                 for rpc in table
             }
 

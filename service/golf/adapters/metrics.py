@@ -40,13 +40,14 @@ GameCounter = Callable[[], Awaitable[int]]
 
 
 class RpcMetrics:
-    """Pre-bound children for one gRPC method: ``observe`` is the only call on the hot path."""
+    """Pre-bound children for one method of gRPC (or of Connect and gRPC-Web): ``observe`` is the only call on the
+    hot path."""
 
     __slots__ = ("_codes", "_count", "_latency", "_method")
 
-    def __init__(self, metrics: Metrics, method: str) -> None:
-        self._latency = metrics.grpc_latency.labels(method)
-        self._count = metrics.grpc_requests
+    def __init__(self, count: Counter, latency: Histogram, method: str) -> None:
+        self._latency = latency.labels(method)
+        self._count = count
         self._codes: dict[str, Any] = {}
         self._method = method
 
@@ -90,6 +91,19 @@ class Metrics:
         self.grpc_latency = Histogram(
             "golf_grpc_request_duration_seconds",
             "Time to answer a gRPC call, by method",
+            ["method"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.connect_requests = Counter(
+            "golf_connect_requests",
+            "Connect and gRPC-Web calls of golf.v1 (on the HTTP port) by method and status code",
+            ["method", "code"],
+            registry=r,
+        )
+        self.connect_latency = Histogram(
+            "golf_connect_request_duration_seconds",
+            "Time to answer a Connect or gRPC-Web call, by method (a stream: to accept or refuse it)",
             ["method"],
             buckets=LATENCY_BUCKETS,
             registry=r,
@@ -138,7 +152,10 @@ class Metrics:
         self._count_tables: GameCounter | None = None
 
     def rpc(self, method: str) -> RpcMetrics:
-        return RpcMetrics(self, method)
+        return RpcMetrics(self.grpc_requests, self.grpc_latency, method)
+
+    def connect(self, method: str) -> RpcMetrics:
+        return RpcMetrics(self.connect_requests, self.connect_latency, method)
 
     def route(self, method: str, route: str) -> RouteMetrics:
         return RouteMetrics(self, method, route)

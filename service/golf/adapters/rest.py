@@ -424,7 +424,7 @@ def build_rest_app(
         app.router.routes.append(Route(_starlette_path(rpc.http_path), route, methods=[rpc.http_method], name=rpc.name))
     # The Connect protocol and gRPC-Web at the standard paths (/golf.v1.TableService/GetTable), beside the REST
     # routes (all under /v1/): one app for every service, mounted at each service's name.
-    connect = ConnectApp(rpcs, edge, max_body_bytes)
+    connect = ConnectApp(rpcs, edge, max_body_bytes, metrics)
     for prefix in connect_paths(rpcs):
         if any(rpc.http_path.startswith(prefix) for rpc in rpcs):
             raise ValueError(f"a REST route is under the Connect path {prefix}")
