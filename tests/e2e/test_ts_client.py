@@ -1,6 +1,6 @@
 """The TypeScript client generated from the contract (clients/ts, by ``make gen``) drives the running service from
-Node over the Connect protocol on the HTTP port, on both databases: a guest signs in, plays a legal move of a new
-solitaire game, is refused a missing game (the Connect code and ``golf.v1.Error`` in the details), creates a card
+Node over the Connect protocol on the HTTP port, on both databases: a guest signs in, plays a new solitaire game to
+its end (its seed revealed), is refused a missing game (the Connect code and ``golf.v1.Error`` in the details), creates a card
 Golf table, adds a bot and watches the table's server stream (the snapshot, then the bot's arrival). The script is
 clients/ts/test/drive.mjs; it checks each reply itself and prints what it saw."""
 
@@ -28,6 +28,8 @@ def test_the_generated_typescript_client_drives_the_service_from_node(server: Se
     lines = dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
     assert lines["player"] and lines["table"], done.stdout
     assert lines["game"].split()[1] == "move" and lines["game"].split()[-1].isdigit(), done.stdout
+    finished = lines["finished"].split()
+    assert finished[0] in ("WON", "LOST") and finished[1] == "score" and finished[3] == "moves", done.stdout
     assert lines["refused"] == "NotFound NOT_FOUND", done.stdout
     assert lines["snapshot"].startswith("SNAPSHOT seq "), done.stdout
     assert lines["event"].startswith("BOT_ADDED seq "), done.stdout

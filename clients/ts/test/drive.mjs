@@ -1,5 +1,5 @@
 // Drives a running Golf service with the generated client over the Connect protocol (HTTP/1.1), from Node:
-// sign in as a guest, create a solitaire game and play one of its legal moves, be refused a missing game, create
+// sign in as a guest, create a solitaire game and play it to its end, be refused a missing game, create
 // a card Golf table, add a bot, and watch the table until its snapshot and one later event arrive.
 // GOLF_HTTP_URL names the HTTP port. Prints one line per step (`key value`); any failure exits non-zero.
 // Run by tests/e2e/test_ts_client.py.
@@ -11,7 +11,7 @@ import { PlayerService } from "../gen/golf/v1/player_service_pb.js";
 import { SolitaireService } from "../gen/golf/v1/solitaire_service_pb.js";
 import { TableService } from "../gen/golf/v1/table_service_pb.js";
 import { BotLevel, TableEventKind } from "../gen/golf/v1/card_golf_pb.js";
-import { MoveSchema } from "../gen/golf/v1/solitaire_pb.js";
+import { GameStatus, MoveSchema } from "../gen/golf/v1/solitaire_pb.js";
 import { ErrorSchema } from "../gen/golf/v1/errors_pb.js";
 
 const baseUrl = process.env.GOLF_HTTP_URL;
@@ -56,6 +56,22 @@ const played = await solitaire.playMove({
 });
 check(played.game?.version === game.version + 1, "the move advanced the game by one version");
 console.log("game", game.id, "move", move.kind.case, "version", played.game?.version);
+
+// Play the game out the same way (a column card when one fits, else a draw) until it is over; the seed is then
+// revealed, with the whole stock.
+let now = played.game;
+while (now && now.status === GameStatus.IN_PROGRESS) {
+  const next = now.legalMoves.find((m) => m.kind.case === "playColumn") ?? now.legalMoves[0];
+  const reply = await solitaire.playMove({
+    gameId: now.id,
+    move: create(MoveSchema, next),
+    idempotencyKey: randomUUID(),
+    expectedVersion: now.version,
+  });
+  now = reply.game;
+}
+check(now && now.legalMoves.length === 0 && now.reveal?.seed, "a finished game with its seed revealed");
+console.log("finished", GameStatus[now?.status ?? 0], "score", now?.score, "moves", now?.movesPlayed);
 
 // A refusal: a ConnectError with the Connect code, and golf.v1.Error among its details.
 try {
