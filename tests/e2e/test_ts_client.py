@@ -1,8 +1,8 @@
 """The TypeScript client generated from the contract (clients/ts, by ``make gen``) drives the running service from
 Node over the Connect protocol on the HTTP port, on both databases: a guest signs in, plays a new solitaire game to
-its end (its seed revealed), is refused a missing game (the Connect code and ``golf.v1.Error`` in the details), creates a card
-Golf table, adds a bot and watches the table's server stream (the snapshot, then the bot's arrival). The script is
-clients/ts/test/drive.mjs; it checks each reply itself and prints what it saw."""
+its end (its seed revealed), is refused a missing game (the Connect code and ``golf.v1.Error`` in the details),
+creates a card Golf table, adds a bot and watches the table's server stream (the snapshot, then the bot's arrival).
+The script is clients/ts/test/drive.mjs; it checks each reply itself and prints what it saw."""
 
 from __future__ import annotations
 

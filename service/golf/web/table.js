@@ -255,7 +255,7 @@ export async function mountTable(root, tableId, joinCode) {
       "section",
       {
         class: ["seat", mine ? "mine" : "", toMove ? "to-move" : ""].filter(Boolean).join(" "),
-        "aria-label": `${who}${mine ? "" : ""}`,
+        "aria-label": who,
         dataset: { seat: String(grid.seat) },
       },
       el("h4", {}, who, toMove ? el("span", { class: "turn-mark" }, hole.toMove === grid.seat ? " · to move" : " · choosing") : null,
