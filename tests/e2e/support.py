@@ -108,6 +108,19 @@ def free_ports(n: int) -> list[int]:
             s.close()
 
 
+def metric_sum(server: Server, name: str, **labels: str) -> float:
+    """The sum of the server's ``/metrics`` samples named ``name`` whose labels include ``labels``."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = httpx.get(f"{server.http_url}/metrics", timeout=10).text
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name and labels.items() <= sample.labels.items()
+    )
+
+
 def migrate(database_url: str) -> None:
     env = {**os.environ, "GOLF_DATABASE_URL": database_url}
     done = subprocess.run([GOLF, "migrate"], env=env, capture_output=True, text=True, timeout=120)

@@ -17,12 +17,10 @@ from concurrent.futures import Future
 from pathlib import Path
 
 import grpc
-import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from golf.v1 import solitaire_pb2
-from tests.e2e.support import Grpc, Rest, Server, choose_move, migrate, move_request, pb
+from tests.e2e.support import Grpc, Rest, Server, choose_move, metric_sum, migrate, move_request, pb
 
 FLOOD_SEEDS = ("flood-27", "flood-43", "flood-45")
 """Two-deck deals whose first hint runs the default budget out (2,000,000 positions: 5 to 10 s of a worker)."""
@@ -94,16 +92,6 @@ def _solver_cpu_seconds(server: Server) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def _requests(server: Server, name: str, **labels: str) -> float:
-    text = httpx.get(f"{server.http_url}/metrics", timeout=10).text
-    return sum(
-        sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == name and labels.items() <= sample.labels.items()
-    )
-
-
 def test_abandoned_hints_do_not_delay_another_players_hint(server: Server) -> None:
     ann_rest = Rest(server.http_url)
     ann = Grpc(server.grpc_target, as_=ann_rest)
@@ -161,8 +149,8 @@ def test_abandoned_hints_do_not_delay_another_players_hint(server: Server) -> No
         assert _solver_cpu_seconds(server) - used < 0.3, "a solver process is still busy after the flood"
 
         # The server saw every client go, and wrote no error about it.
-        assert _requests(server, "golf_http_requests_total", method="POST", status="499") == ABANDONED
-        assert _requests(server, "golf_grpc_requests_total", method="Hint", code="CANCELLED") == ABANDONED
+        assert metric_sum(server, "golf_http_requests_total", method="POST", status="499") == ABANDONED
+        assert metric_sum(server, "golf_grpc_requests_total", method="Hint", code="CANCELLED") == ABANDONED
         errors = [line for line in server.log_text().splitlines() if "Traceback" in line or "error" in line.lower()]
         assert errors == [], server.log_text()
     finally:

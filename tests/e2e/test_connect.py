@@ -16,13 +16,12 @@ from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from prometheus_client.parser import text_string_to_metric_families
 
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import errors_pb2, player_service_pb2
 from golf.v1 import solitaire_service_pb2 as pb
 from golf.v1 import table_service_pb2 as tpb
-from tests.e2e.support import Grpc, Server, choose_move, move_request, new_key
+from tests.e2e.support import Grpc, Server, choose_move, metric_sum, move_request, new_key
 
 M = TypeVar("M", bound=Message)
 SOLITAIRE, PLAYERS, TABLES = "golf.v1.SolitaireService", "golf.v1.PlayerService", "golf.v1.TableService"
@@ -244,30 +243,20 @@ def test_watch_table_is_a_grpc_web_server_stream(server: Server) -> None:
     assert later.event.kind == cg.TABLE_EVENT_KIND_BOT_ADDED and later.event.seq > snapshot.event.seq
 
 
-def _samples(server: Server, name: str, **labels: str) -> float:
-    text = httpx.get(f"{server.http_url}/metrics", timeout=10).text
-    return sum(
-        sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == name and labels.items() <= sample.labels.items()
-    )
-
-
 def test_connect_calls_are_counted_by_method_and_code(server: Server) -> None:
     client = Connect(server.http_url)
     client.sign_in("counted")
     game = client.call(SOLITAIRE, "CreateGame", pb.CreateGameRequest(winnable_only=False), pb.CreateGameResponse).game
     ok = {"method": "GetGame", "code": "OK"}
     missing = {"method": "GetGame", "code": "NOT_FOUND"}
-    before = [_samples(server, "golf_connect_requests_total", **labels) for labels in (ok, missing)]
-    timed = _samples(server, "golf_connect_request_duration_seconds_count", method="GetGame")
-    over_grpc = _samples(server, "golf_grpc_requests_total", method="GetGame")
+    before = [metric_sum(server, "golf_connect_requests_total", **labels) for labels in (ok, missing)]
+    timed = metric_sum(server, "golf_connect_request_duration_seconds_count", method="GetGame")
+    over_grpc = metric_sum(server, "golf_grpc_requests_total", method="GetGame")
     client.call(SOLITAIRE, "GetGame", pb.GetGameRequest(game_id=game.id), pb.GetGameResponse, binary=True)
     client.call(SOLITAIRE, "GetGame", pb.GetGameRequest(game_id=game.id), pb.GetGameResponse)
     assert client.post(SOLITAIRE, "GetGame", pb.GetGameRequest(game_id="no-such-game")).status_code == 404
-    after = [_samples(server, "golf_connect_requests_total", **labels) for labels in (ok, missing)]
+    after = [metric_sum(server, "golf_connect_requests_total", **labels) for labels in (ok, missing)]
     assert [a - b for a, b in zip(after, before, strict=True)] == [2, 1]
-    assert _samples(server, "golf_connect_request_duration_seconds_count", method="GetGame") == timed + 3
+    assert metric_sum(server, "golf_connect_request_duration_seconds_count", method="GetGame") == timed + 3
     # Not counted as gRPC calls: those are the gRPC port's.
-    assert _samples(server, "golf_grpc_requests_total", method="GetGame") == over_grpc
+    assert metric_sum(server, "golf_grpc_requests_total", method="GetGame") == over_grpc

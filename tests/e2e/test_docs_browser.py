@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.e2e.browser import CHROMIUM, CSP_WATCH, LOCAL_HOST, TIMEOUT_MS, need_browser
+from tests.e2e.browser import CSP_WATCH, LOCAL_HOST, TIMEOUT_MS, launch, need_browser
 from tests.e2e.support import Server, migrate
 
 if TYPE_CHECKING:
@@ -47,19 +47,8 @@ def docs_server(tmp_path: Path) -> Iterator[Server]:
 
 @pytest.fixture
 def browser(docs_server: Server) -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            # Belt and braces beside the request routing below: no host name but ours resolves in this browser.
-            args=[f"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE {LOCAL_HOST}"],
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launch() as chromium:  # no host name but 127.0.0.1 resolves in it, beside the request routing below
+        yield chromium
 
 
 @dataclass
