@@ -68,13 +68,14 @@ def test_a_finished_game_is_in_the_history_on_its_deals_board_and_in_its_stats(p
 
     ann.rename("Ann the Bold").expect_ok()
     board = bob.board(kind=rpb.LEADERBOARD_KIND_DEAL, deal_id=game.deal_id).expect_ok()
+    # Ties on score and time (no assists in either) go to the earlier finish: Ann's.
     order = sorted(
         [
-            (game.score, game.elapsed.ToMilliseconds(), ann.player_id),
-            (again.score, again.elapsed.ToMilliseconds(), bob.player_id),
+            (game.score, game.elapsed.ToMilliseconds(), 0, ann.player_id),
+            (again.score, again.elapsed.ToMilliseconds(), 1, bob.player_id),
         ]
     )
-    assert [(e.rank, e.player_id) for e in board.entries] == [(1, order[0][2]), (2, order[1][2])]
+    assert [(e.rank, e.player_id) for e in board.entries] == [(1, order[0][3]), (2, order[1][3])]
     names = {e.player_id: e.display_name for e in board.entries}
     assert names[ann.player_id] == "Ann the Bold"
     assert board.caller_entry.player_id == bob.player_id
