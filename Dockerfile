@@ -18,6 +18,17 @@ RUN python -m venv /opt/gen \
 COPY proto/ proto/
 COPY service/golf/ service/golf/
 COPY migrations/ migrations/
+# The solver's compiled search (setup.py: Cython to C, built in place beside solver.py). The C compiler stays in
+# this stage; the interpreter and its headers are the final image's own, so the module loads there as built.
+COPY setup.py ./
+# Debian's gcc of the base image's release, unpinned: a pinned version breaks with each point release.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/* \
+    && /opt/gen/bin/pip install --no-cache-dir "cython>=3.1" "setuptools>=68" \
+    && /opt/gen/bin/python setup.py build_ext --inplace \
+    && rm -rf build service/golf/engine/solitaire/_search.c
 # As `make gen` does: our code, protovalidate's rules module (buf.validate) and the contract with its comments.
 RUN /opt/gen/bin/python -m grpc_tools.protoc -Iproto/vendor -Iproto --python_out=service --grpc_python_out=service \
         proto/golf/v1/*.proto \

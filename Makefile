@@ -20,7 +20,8 @@ test: install lint typecheck tscheck buf buf-breaking hadolint pytest
 
 install: $(STAMP) $(GEN_STAMP)
 
-$(STAMP): pyproject.toml
+# The install also compiles the solver's search (setup.py: Cython, in place); a changed .pyx compiles it again.
+$(STAMP): pyproject.toml setup.py service/golf/engine/solitaire/_search.pyx
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
@@ -107,4 +108,4 @@ bench: install
 	$(PY) bench/playmove.py
 
 clean:
-	rm -rf $(VENV) node_modules service/golf/v1/*_pb2*.py* service/buf $(CONTRACT) $(GEN_STAMP) clients/ts/gen golf.db
+	rm -rf $(VENV) node_modules service/golf/v1/*_pb2*.py* service/buf $(CONTRACT) $(GEN_STAMP) clients/ts/gen golf.db build service/build service/golf/engine/solitaire/_search.c service/golf/engine/solitaire/_search.*.so

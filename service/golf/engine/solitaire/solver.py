@@ -34,12 +34,24 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from golf.engine.solitaire.moves import Draw, Move, PlayColumn
 from golf.engine.solitaire.state import State
 
+if TYPE_CHECKING:
+    from golf.engine.solitaire._search import Search
+
+CompiledSearch: type[Search] | None
+try:
+    from golf.engine.solitaire._search import Search as CompiledSearch
+except ImportError:  # not built: the pure Python search below does the same work, more slowly
+    CompiledSearch = None
+
 _DRAW = -1
 _INF = 1 << 30
+_STATUS_BUDGET = 1
+_STATUS_STOPPED = 2
 STOP_CHECK_EVERY = 4096
 """Positions searched between two calls of a search's ``stop`` function (a few milliseconds of search)."""
 
@@ -95,7 +107,9 @@ class SolveResult:
 class _Search:
     """The search over one position: tables built once, then depth-first searches on mutable arrays."""
 
-    def __init__(self, state: State, budget: int | None, stop: Callable[[], bool] | None = None) -> None:
+    def __init__(
+        self, state: State, budget: int | None, stop: Callable[[], bool] | None = None, compiled: bool = True
+    ) -> None:
         rules = state.rules
         layout = state.layout
         self.state = state
@@ -119,8 +133,50 @@ class _Search:
         self.bound_cache: dict[int, int] = {}
         self.best_left = _INF
         self.best_path: list[int] = []
+        self.compiled = self._compiled() if compiled else None
+
+    def _compiled(self) -> Search | None:
+        """The compiled search of this position, when it is built and the position's keys fit in 63 bits."""
+        if CompiledSearch is None:
+            return None
+        ncol = len(self.colranks)
+        hbits = max(max(self.heights, default=0), 1).bit_length()
+        tbits = max(len(self.stockranks), 1).bit_length()
+        counts = [0] * 15
+        for col in self.colranks:
+            for rank in col[1:]:
+                counts[rank] += 1
+        cbits = max(max(counts), 1).bit_length()
+        if max(hbits * ncol, cbits * 13) + tbits + 4 > 63 or ncol > 20 or len(self.stockranks) >= 210:
+            return None
+        return CompiledSearch(
+            self.colranks,
+            self.stockranks,
+            self.heights,
+            self.top0,
+            self.fitmask,
+            self.stuck_only,
+            self.budget,
+            self.stop_every,
+            self.stop,
+        )
 
     def run(self, k: int, floor: int) -> int:
+        """``run_python``'s search, compiled when it can be (the same positions in the same order)."""
+        fast = self.compiled
+        if fast is None:
+            return self.run_python(k, floor)
+        value, status = fast.run(k, floor)
+        self.positions = fast.positions
+        self.best_left = fast.best_left
+        self.best_path = fast.best_path
+        if status == _STATUS_BUDGET:
+            raise _BudgetExceeded
+        if status == _STATUS_STOPPED:
+            raise SearchStopped
+        return int(value)
+
+    def run_python(self, k: int, floor: int) -> int:
         """Depth-first search for a line leaving fewer than ``k`` cards.
 
         A line leaving ``floor`` cards or fewer (a proven lower bound) ends the search, which returns -1. Any
@@ -420,7 +476,12 @@ def _finish_line(state: State, moves: tuple[Move, ...]) -> tuple[Move, ...]:
 
 
 def solve(
-    state: State, budget: int | None = None, *, fewest_cards: bool = True, stop: Callable[[], bool] | None = None
+    state: State,
+    budget: int | None = None,
+    *,
+    fewest_cards: bool = True,
+    stop: Callable[[], bool] | None = None,
+    compiled: bool = True,
 ) -> SolveResult:
     """Solve ``state`` exactly: can it still be won? Gives a winning line, or the line leaving the fewest cards.
 
@@ -431,10 +492,13 @@ def solve(
 
     ``stop`` is asked at the start and then every ``STOP_CHECK_EVERY`` positions whether the answer is still
     wanted; when it says no, the search ends at once with ``SearchStopped``.
+
+    ``compiled=False`` uses the pure Python search even when the compiled one is built (the reference: both give
+    the same result, positions included).
     """
     if stop is not None and stop():
         raise SearchStopped
-    search = _Search(state, budget, stop)
+    search = _Search(state, budget, stop, compiled)
     winnable: bool | None = None
     proven = 0
     exceeded = False
