@@ -155,9 +155,21 @@ def source_tree(rev: str | None) -> Iterator[Path]:
             capture_output=True,
         ).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        protos = sorted(str(p.relative_to(tmp)) for p in (Path(tmp) / "proto").rglob("*.proto"))
-        gen = [sys.executable, "-m", "grpc_tools.protoc", "-Iproto", "--python_out=service"]
-        subprocess.run([*gen, "--grpc_python_out=service", *protos], cwd=tmp, check=True)
+        # As the Makefile generates them: the contract's files, then buf.validate (from proto/vendor, which also
+        # holds google.api, whose Python code comes from googleapis-common-protos), then the descriptor set.
+        root = Path(tmp) / "proto"
+        protos = sorted(str(p.relative_to(tmp)) for p in (root / "golf").rglob("*.proto"))
+        gen = [sys.executable, "-m", "grpc_tools.protoc", "-Iproto/vendor"]
+        out = ["--python_out=service", "--grpc_python_out=service"]
+        subprocess.run([*gen, "-Iproto", *out, *protos], cwd=tmp, check=True)
+        if (root / "vendor" / "buf" / "validate" / "validate.proto").exists():
+            subprocess.run([*gen, "--python_out=service", "buf/validate/validate.proto"], cwd=tmp, check=True)
+        subprocess.run(
+            [*gen, "-Iproto", "--include_imports", "--include_source_info",
+             "--descriptor_set_out=service/golf/v1/contract.binpb", *protos],
+            cwd=tmp,
+            check=True,
+        )  # fmt: skip
         yield Path(tmp)
 
 

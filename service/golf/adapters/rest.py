@@ -15,6 +15,7 @@ import asyncio
 import json
 import logging
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response, StreamingResponse
+from fastapi.telemetry import TelemetryConfig
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match, Mount, Route
@@ -50,8 +52,19 @@ from golf.v1 import errors_pb2
 
 log = logging.getLogger("golf.rest")
 # Parts of a table that repeat unchanged from one reply or event to the next: its rules, its seats, the grids
-# (one card changes per move), the score sheet (once per hole) and the finished holes (for the rest of the match).
-for _part in ("CardGolfRules", "TableSeat", "Grid", "GridCard", "ScoreSheet", "HoleResult", "HoleView"):
+# (one card changes per move), the score sheet (once per hole) and the finished holes (for the rest of the match);
+# and of a solitaire game: its columns (a move changes one) and its legal moves.
+for _part in (
+    "CardGolfRules",
+    "TableSeat",
+    "Grid",
+    "GridCard",
+    "ScoreSheet",
+    "HoleResult",
+    "HoleView",
+    "Column",
+    "Move",
+):
     memoise(f"golf.v1.{_part}")
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
@@ -393,6 +406,26 @@ def _starlette_path(path: str) -> str:
     return re.sub(r"{(\w+)}", r"{\1:segment}", path)
 
 
+def _fastapi_telemetry() -> TelemetryConfig | None:
+    """FastAPI's own OpenTelemetry (a span, metrics and logs per request) as it comes (None) when this process has
+    OpenTelemetry set up as the app is built, or asks FastAPI to set it up (``FASTAPI_OTEL_AUTO_CONFIGURE``); else
+    off. Left on with nothing set up, FastAPI asks on every request whether a provider was set up since (three
+    provider look-ups and an environment read, about 20 us a request, a tenth of a move's CPU): the service's
+    metrics are Prometheus' (``/metrics``)."""
+    if os.getenv("FASTAPI_OTEL_AUTO_CONFIGURE", "").lower() == "true":
+        return None
+    from opentelemetry import _logs, metrics, trace
+
+    providers = (trace.get_tracer_provider(), metrics.get_meter_provider(), _logs.get_logger_provider())
+    if any(type(p).__name__ not in _OTEL_PLACEHOLDERS for p in providers):
+        return None
+    return {"tracing": False, "metrics": False, "logs": False}
+
+
+_OTEL_PLACEHOLDERS = {"ProxyTracerProvider", "_ProxyMeterProvider", "ProxyLoggerProvider"}
+"""OpenTelemetry's stand-ins for a provider nobody has set (FastAPI reads them the same way)."""
+
+
 def build_rest_app(
     rpcs: list[Rpc],
     edge: Edge,
@@ -412,6 +445,7 @@ def build_rest_app(
         "`Authorization: Bearer <accessToken>` with every other call.",
         docs_url=None,  # FastAPI's pages load from a CDN: add_docs serves them from the package instead
         redoc_url=None,
+        telemetry=_fastapi_telemetry(),
     )
     add_docs(app)
     add_play(app)

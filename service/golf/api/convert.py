@@ -189,35 +189,61 @@ def _elapsed(snap: GameSnapshot) -> Duration:
     return elapsed
 
 
+_WIRE_LIMIT = 8192
+"""Entries of ``_column_wire``; a full cache is emptied and fills again with the columns in play now."""
+_column_wire: dict[tuple[Card, ...], bytes] = {}
+
+
+def _columns_wire(columns: tuple[tuple[Card, ...], ...]) -> bytes:
+    """``columns`` as the wire bytes of ``Game.columns``: merged into a game, they are parsed in C at once, where
+    building each card and column message (and copying them into the game) costs most of a reply. A column is
+    encoded once and kept: a move changes one column, so the others come from here."""
+    parts = []
+    for col in columns:
+        wire = _column_wire.get(col)
+        if wire is None:
+            if len(_column_wire) >= _WIRE_LIMIT:
+                _column_wire.clear()
+            one = solitaire_pb2.Game(columns=[cards_pb2.Column(cards=[_CARD_PROTOS[c] for c in col])])
+            wire = _column_wire[col] = one.SerializeToString()
+        parts.append(wire)
+    return b"".join(parts)
+
+
 def game_to_proto(snap: GameSnapshot) -> solitaire_pb2.Game:
     """The game as its player may see it: everything goes through ``view``."""
+    msg = solitaire_pb2.Game()
+    fill_game(msg, snap)
+    return msg
+
+
+def fill_game(msg: solitaire_pb2.Game, snap: GameSnapshot) -> None:
+    """``game_to_proto`` into ``msg``, an empty ``Game`` (a reply's field, filled in place rather than copied in)."""
     seen = view(snap.state, snap.seed)
     game = snap.game
     rules = snap.deal.rules
-    msg = solitaire_pb2.Game(
-        id=game.id,
-        deal_id=game.deal_id,
-        status=_STATUS[seen.status],
-        score=seen.score,
-        version=game.version,
-        columns=[cards_pb2.Column(cards=[_CARD_PROTOS[c] for c in col]) for col in seen.columns],
-        pile_top=_CARD_PROTOS[seen.pile_top],
-        pile_count=seen.pile_count,
-        stock_count=seen.stock_count,
-        legal_moves=[move_to_proto(m, hide_draw=True) for m in seen.legal_moves],
-        elapsed=_elapsed(snap),
-        create_time=timestamp(game.created_at),
-        update_time=timestamp(game.updated_at),
-        rules=rules_to_proto(rules),
-        moves_played=seen.pile_count - 1,
-        hints_used=game.hints_used,
-        undos_used=game.undos_used,
-        round_id=game.round_id or "",
-        hole=game.hole or 0,
-        player_id=game.owner_id,
-        practice=game.practice,
-        autoplay_assists=game.autoplay_assists,
-    )
+    msg.id = game.id
+    msg.deal_id = game.deal_id
+    msg.status = _STATUS[seen.status]
+    msg.score = seen.score
+    msg.version = game.version
+    msg.MergeFromString(_columns_wire(seen.columns))
+    msg.pile_top.CopyFrom(_CARD_PROTOS[seen.pile_top])
+    msg.pile_count = seen.pile_count
+    msg.stock_count = seen.stock_count
+    msg.legal_moves.extend([move_to_proto(m, hide_draw=True) for m in seen.legal_moves])
+    msg.elapsed.CopyFrom(_elapsed(snap))
+    msg.create_time.CopyFrom(timestamp(game.created_at))
+    msg.update_time.CopyFrom(timestamp(game.updated_at))
+    msg.rules.CopyFrom(rules_to_proto(rules))
+    msg.moves_played = seen.pile_count - 1
+    msg.hints_used = game.hints_used
+    msg.undos_used = game.undos_used
+    msg.round_id = game.round_id or ""
+    msg.hole = game.hole or 0
+    msg.player_id = game.owner_id
+    msg.practice = game.practice
+    msg.autoplay_assists = game.autoplay_assists
     left = rules.undos_left(game.undos_used)
     if left is not None:
         msg.undos_left = left
@@ -233,7 +259,6 @@ def game_to_proto(snap: GameSnapshot) -> solitaire_pb2.Game:
             if verdict.fewest_left is not None:
                 post.fewest_cards_left = verdict.fewest_left
             post.winning_line.extend(move_to_proto(parse_move(code)) for code in verdict.solution)
-    return msg
 
 
 def log_to_proto(entries: list[MoveRecord]) -> list[solitaire_pb2.LoggedMove]:

@@ -7,6 +7,7 @@ from typing import Any
 from golf.api.convert import (
     deal_to_proto,
     difficulty_from_proto,
+    fill_game,
     game_filter,
     game_to_proto,
     log_to_proto,
@@ -63,11 +64,15 @@ class SolitaireHandlers:
             winnable_only=req.winnable_only if req.HasField("winnable_only") else True,
             difficulty=difficulty_from_proto(req.difficulty),
         )
-        return pb.CreateGameResponse(game=game_to_proto(snap))
+        reply = pb.CreateGameResponse()
+        fill_game(reply.game, snap)
+        return reply
 
     async def get_game(self, req: pb.GetGameRequest, ctx: CallContext) -> pb.GetGameResponse:
         snap = await self.games.get_game(ctx.player, req.game_id)
-        return pb.GetGameResponse(game=game_to_proto(snap))
+        reply = pb.GetGameResponse()
+        fill_game(reply.game, snap)
+        return reply
 
     async def list_games(self, req: pb.ListGamesRequest, ctx: CallContext) -> pb.ListGamesResponse:
         snaps, token = await self.games.list_games(ctx.player, req.page_size, req.page_token, game_filter(req))
@@ -81,8 +86,10 @@ class SolitaireHandlers:
             req.idempotency_key,
             _optional_version(req),
         )
-        made = move_to_proto(snap.made[0]) if snap.made else None
-        return pb.PlayMoveResponse(game=game_to_proto(snap), move=made, replayed=snap.replayed)
+        # The game is filled in place: building it apart and passing it in would copy every card once more.
+        reply = pb.PlayMoveResponse(move=move_to_proto(snap.made[0]) if snap.made else None, replayed=snap.replayed)
+        fill_game(reply.game, snap)
+        return reply
 
     async def list_moves(self, req: pb.ListMovesRequest, ctx: CallContext) -> pb.ListMovesResponse:
         entries = await self.games.list_moves(ctx.player, req.game_id)
@@ -94,7 +101,9 @@ class SolitaireHandlers:
 
     async def undo(self, req: pb.UndoRequest, ctx: CallContext) -> pb.UndoResponse:
         snap = await self.games.undo(ctx.player, req.game_id, req.idempotency_key, _optional_version(req))
-        return pb.UndoResponse(game=game_to_proto(snap), replayed=snap.replayed)
+        reply = pb.UndoResponse(replayed=snap.replayed)
+        fill_game(reply.game, snap)
+        return reply
 
     async def auto_play(self, req: pb.AutoPlayRequest, ctx: CallContext) -> pb.AutoPlayResponse:
         snap = await self.games.autoplay(ctx.player, req.game_id, req.idempotency_key, _optional_version(req))

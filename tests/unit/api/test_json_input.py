@@ -280,3 +280,66 @@ def test_the_header_is_safe_whatever_the_keys() -> None:
     header = unknown_fields_header(parse_object(dict.fromkeys(long_names, 1), pb.CreateDealRequest()))
     assert len(header) <= MAX_UNKNOWN_HEADER + 50 and header.endswith(" more"), header
     assert header.split(", ")[0].endswith("%E2%80%A6")
+
+
+_PLAIN_CASES: list[tuple[Any, Any]] = [
+    (
+        pb.PlayMoveRequest,
+        {"gameId": "g", "move": {"playColumn": {"column": 3}}, "idempotencyKey": "k", "expectedVersion": 5},
+    ),
+    (pb.PlayMoveRequest, {"move": {"drawStock": {}}, "expected_version": 0}),
+    (pb.PlayMoveRequest, {"move": {"playColumn": {}}}),
+    (pb.PlayMoveRequest, {"move": {}}),
+    (pb.PlayMoveRequest, {"move": {"playColumn": {"column": 0, "card": {"code": "QH"}}}}),
+    (pb.PlayMoveRequest, {"move": {"playColumn": {"card": {"rank": "RANK_QUEEN", "suit": 3}}}}),  # enums
+    (
+        pb.PlayMoveRequest,
+        {
+            "move": {
+                "playColumn": {
+                    "column": 1,
+                    "card": {"rank": "RANK_FIVE", "suit": "SUIT_HEARTS", "code": "5H", "joker": False},
+                }
+            }
+        },
+    ),
+    (pb.PlayMoveRequest, {"move": {"playColumn": {"card": {"rank": "RANK_UNSPECIFIED", "suit": 0}}}}),
+    (pb.PlayMoveRequest, {"expectedVersion": "7"}),  # a number as a string
+    (pb.PlayMoveRequest, {"expectedVersion": 7.0}),
+    (pb.PlayMoveRequest, {"expectedVersion": None, "gameId": None, "move": None}),
+    (pb.PlayMoveRequest, {"idempotencyKey": "clé-ü", "x": 1, "move": {"y": {}}}),
+    (pb.PlayMoveRequest, {"move": {"playColumn": {"column": 0}, "drawStock": {}}}),  # two members of one oneof
+    (pb.PlayMoveRequest, {"move": {"playColumn": None, "drawStock": {}}}),
+    (pb.PlayMoveRequest, {"expectedVersion": -2147483648, "move": {"playColumn": {"column": 2147483647}}}),
+    (pb.CreateGameRequest, {"preset": "wrap", "winnableOnly": False, "rules": {"decks": 2, "wrap": True}}),
+    (pb.CreateGameRequest, {"rules": {"undoPolicy": "UNDO_POLICY_NONE"}, "difficulty": "DIFFICULTY_EASY"}),
+    (pb.CreateGameRequest, {"winnable_only": True, "deal_id": "d"}),
+]
+
+
+@pytest.mark.parametrize(("request_type", "obj"), _PLAIN_CASES)
+def test_direct_parse_gives_what_json_format_gives(request_type: Any, obj: dict[str, Any]) -> None:
+    """Objects of plain fields are set without json_format; the message (or the refusal) is json_format's, and a
+    later parse (path parameters) merges into it the same way."""
+    from google.protobuf import json_format
+
+    ours, theirs = request_type(), request_type()
+    try:
+        parse_object(obj, ours)
+    except ApiError as err:
+        assert err.body.field == "move"  # two members of one oneof: json_format's refusal, as before
+        with pytest.raises(json_format.ParseError):
+            json_format.ParseDict(obj, theirs, ignore_unknown_fields=True)
+        return
+    json_format.ParseDict(obj, theirs, ignore_unknown_fields=True)
+    assert ours == theirs
+    assert ours.SerializeToString(deterministic=True) == theirs.SerializeToString(deterministic=True)
+    for name in ("move", "rules"):
+        if name in request_type.DESCRIPTOR.fields_by_name:
+            assert ours.HasField(name) == theirs.HasField(name)
+    if request_type is pb.PlayMoveRequest:
+        assert ours.HasField("expected_version") == theirs.HasField("expected_version")
+        assert ours.move.WhichOneof("kind") == theirs.move.WhichOneof("kind")
+        parse_object({"gameId": "g2"}, ours)
+        json_format.ParseDict({"gameId": "g2"}, theirs, ignore_unknown_fields=True)
+        assert ours == theirs

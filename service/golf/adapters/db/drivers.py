@@ -15,6 +15,7 @@ request; nothing has to be restarted: the drivers reconnect on the next unit of 
 from __future__ import annotations
 
 import asyncio
+import collections
 import errno
 import itertools
 import logging
@@ -23,7 +24,7 @@ import re
 import socket
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
@@ -271,12 +272,130 @@ class _PgTransaction:
             pass  # lost on the way: as above
 
 
-async def _keep_session(connection: asyncpg.Connection[Any]) -> None:
-    """The pool's reset of a connection it takes back: nothing more than asyncpg's own (it rolls back a transaction
-    left open and drops listeners). Its default also sends ``RESET ALL``, ``UNLISTEN *``, ``CLOSE ALL`` and an
-    advisory unlock, a round trip per transaction (8% of the server's CPU in ``bench/tables.py``) that undoes
-    nothing here: the service sets no session state (``statement_timeout`` is a connect-time setting), holds no
-    advisory locks or cursors past a transaction, and LISTENs on a connection of its own."""
+IDLE_LIFETIME = 300.0
+"""Seconds an idle pooled connection is kept beyond the first (asyncpg's pool default)."""
+_Connect = Callable[[], Awaitable["asyncpg.Connection[Any]"]]
+
+
+class _PgPool:
+    """PostgreSQL connections for one unit of work at a time each, at most ``max_size`` open.
+
+    asyncpg's own pool costs about as much CPU per acquire and release as the statement a move sends (a task to
+    shield each release, a timeout scope, a timer per idle connection, a proxy around every call): here a connection
+    is taken and given back with a few list operations. A connection given back in a state that is not plainly idle
+    (closed, in a transaction, or its statement being cancelled because its request was) is closed, not reused: the
+    server rolls back whatever it held, and the next caller that needs one connects anew.
+
+    Nothing is reset between units of work (asyncpg's default reset sends ``RESET ALL``, ``UNLISTEN *``, ``CLOSE ALL``
+    and an advisory unlock, a round trip per transaction, 8% of the server's CPU in ``bench/tables.py``): the service
+    sets no session state (``statement_timeout`` is a connect-time setting), holds no advisory locks or cursors past a
+    transaction, and LISTENs on a connection of its own.
+    """
+
+    def __init__(self, connect: _Connect, max_size: int) -> None:
+        self._connect = connect
+        self._max = max_size
+        self._idle: list[tuple[asyncpg.Connection[Any], float]] = []  # the last given back at the end, with when
+        self._open = 0  # connections open or being opened
+        self._waiters: collections.deque[asyncio.Future[asyncpg.Connection[Any] | None]] = collections.deque()
+        self._closed = False
+        self._closing: set[asyncio.Task[None]] = set()
+
+    async def acquire(self) -> asyncpg.Connection[Any]:
+        """An idle connection, else a new one while fewer than ``max_size`` are open, else the next given back."""
+        while True:
+            if self._closed:
+                raise asyncpg.InterfaceError("the connection pool is closed")
+            while self._idle:
+                conn, _ = self._idle.pop()
+                if not conn.is_closed():
+                    return conn
+                self._open -= 1
+            if self._open < self._max:
+                self._open += 1
+                try:
+                    return await self._connect()
+                except BaseException:
+                    self._open -= 1
+                    self._wake(None)  # a caller waiting for a connection may try for itself
+                    raise
+            waiter: asyncio.Future[asyncpg.Connection[Any] | None] = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                handed = await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():
+                    # Handed a connection (or a turn) just as this caller was cancelled: to the next one.
+                    given = waiter.result()
+                    if given is not None:
+                        self.release(given)
+                    else:
+                        self._wake(None)
+                raise
+            if handed is not None:
+                return handed
+            # A connection was closed: room to open another (or the pool is closing); look again.
+
+    def release(self, conn: asyncpg.Connection[Any]) -> None:
+        """Give ``conn`` back: to the first caller waiting, else to the idle ones."""
+        if conn.is_closed() or self._closed or conn.is_in_transaction() or _busy(conn):
+            if not conn.is_closed():
+                conn.terminate()
+            self._open -= 1
+            self._wake(None)
+            return
+        if self._wake(conn):
+            return
+        now = time.monotonic()
+        self._idle.append((conn, now))
+        oldest, since = self._idle[0]
+        if len(self._idle) > 1 and now - since > IDLE_LIFETIME:
+            del self._idle[0]
+            self._open -= 1
+            self._close_later(oldest)
+
+    def _wake(self, conn: asyncpg.Connection[Any] | None) -> bool:
+        """Hand ``conn`` (or, with None, a turn to look again) to the first caller still waiting; False if none."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(conn)
+                return True
+        return False
+
+    def _close_later(self, conn: asyncpg.Connection[Any]) -> None:
+        task = asyncio.get_running_loop().create_task(_close_quietly(conn))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def fetchval(self, sql: str) -> Any:
+        conn = await self.acquire()
+        try:
+            return await conn.fetchval(sql)
+        finally:
+            self.release(conn)
+
+    async def close(self) -> None:
+        """Close the idle connections; those in use are closed as they are given back."""
+        self._closed = True
+        idle, self._idle = self._idle, []
+        self._open -= len(idle)
+        while self._wake(None):
+            pass
+        await asyncio.gather(*(_close_quietly(conn) for conn, _ in idle), *self._closing)
+
+
+def _busy(conn: asyncpg.Connection[Any]) -> bool:
+    """Whether ``conn``'s last statement is still being cancelled (its request was: a client that hung up)."""
+    cancelling = getattr(conn._protocol, "_is_cancelling", None)
+    return bool(cancelling()) if cancelling is not None else False
+
+
+async def _close_quietly(conn: asyncpg.Connection[Any]) -> None:
+    try:
+        await conn.close(timeout=CONNECT_TIMEOUT)
+    except Exception:
+        conn.terminate()
 
 
 class PostgresDriver:
@@ -285,31 +404,29 @@ class PostgresDriver:
         parsed = sync_url(url)
         self._dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
         self._pool_size = pool_size
-        self._pool: asyncpg.Pool[Any] | None = None
+        self._pool: _PgPool | None = None
         self._opening = asyncio.Lock()
         self._failed_at = float("-inf")
         self.outage = Outage(f"postgresql {parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}")
 
-    async def _get_pool(self) -> asyncpg.Pool[Any]:
+    async def _new_connection(self) -> asyncpg.Connection[Any]:
+        # A server-side statement timeout: asyncpg's command_timeout costs a timer per statement.
+        return await asyncpg.connect(self._dsn, timeout=CONNECT_TIMEOUT, server_settings={"statement_timeout": "30000"})
+
+    async def _get_pool(self) -> _PgPool:
         if self._pool is None:
             async with self._opening:
                 if self._pool is None:
                     # Callers queued behind a failed attempt are refused at once, not each after a connect timeout.
                     if self.outage.since is not None and time.monotonic() - self._failed_at < RETRY_CONNECT_AFTER:
                         raise self.outage.lost("still unreachable")
+                    pool = _PgPool(self._new_connection, self._pool_size)
                     try:
-                        # A server-side statement timeout: asyncpg's command_timeout costs a timer per statement.
-                        self._pool = await asyncpg.create_pool(
-                            self._dsn,
-                            min_size=1,
-                            max_size=self._pool_size,
-                            timeout=CONNECT_TIMEOUT,
-                            server_settings={"statement_timeout": "30000"},
-                            reset=_keep_session,
-                        )
+                        pool.release(await pool.acquire())  # one connection to begin with: the database answers
                     except _PG_UNREACHABLE as err:
                         self._failed_at = time.monotonic()
                         raise self.outage.lost(reason_of(err)) from err
+                    self._pool = pool
         return self._pool
 
     async def begin(self) -> tuple[Transaction, Any]:
@@ -323,13 +440,9 @@ class PostgresDriver:
         return _PgTransaction(conn, self.outage), conn
 
     async def release(self, token: Any) -> None:
+        # A lost connection is dropped there; the next acquire connects anew.
         pool = await self._get_pool()
-        try:
-            await pool.release(token)
-        except (*_PG_UNREACHABLE, asyncpg.InterfaceError):
-            if not _closed(token):
-                raise
-            # The connection was lost (asyncpg has closed it; the next acquire connects anew).
+        pool.release(token)
 
     async def ping(self) -> None:
         pool = await self._get_pool()
