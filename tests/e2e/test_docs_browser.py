@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Request, Response, Route
 
 API_TITLE = "Golf game service"
+RENDER_MS = 60_000
+"""The first render of a page's whole document (ReDoc's lays out every operation in one go, which took more than
+``TIMEOUT_MS`` once under a CI run's load); every later wait has ``TIMEOUT_MS``."""
 REDOCLY_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
 """Fetched by ReDoc's "API docs by Redocly" link whatever its options; the pages' CSP stops it in the browser."""
 
@@ -131,7 +134,7 @@ def _check_swagger_ui(
     with visiting(browser) as seen:
         page = seen.page
         page.goto(f"{base}/docs", wait_until="load")
-        page.locator(".swagger-ui .info .title").filter(has_text=API_TITLE).wait_for()
+        page.locator(".swagger-ui .info .title").filter(has_text=API_TITLE).wait_for(timeout=RENDER_MS)
         page.locator(".opblock").nth(len(operations) - 1).wait_for()
         page.screenshot(path=screenshot)
 
@@ -163,7 +166,7 @@ def _check_redoc(
     with visiting(browser) as seen:
         page = seen.page
         page.goto(f"{base}/redoc", wait_until="load")
-        page.locator("h1").filter(has_text=API_TITLE).first.wait_for()
+        page.locator("h1").filter(has_text=API_TITLE).first.wait_for(timeout=RENDER_MS)
         create = page.locator('[id="operation/CreateGame"]')
         create.wait_for()
         page.screenshot(path=screenshot)

@@ -24,24 +24,13 @@ from golf.engine.solitaire.rules import PRESETS
 from golf.engine.solitaire.solver import STOP_CHECK_EVERY, SearchStopped, solve
 from golf.engine.solitaire.state import Layout, State
 from golf.v1 import solitaire_service_pb2
+from tests.unit.asked import Asked
 
 pb = solitaire_service_pb2
 SERVICE = "golf.v1.SolitaireService"
 TWO_DECKS = PRESETS["two-decks"]
 LONG = State.initial(TWO_DECKS, Layout.from_seed(TWO_DECKS, "flood-2"))
 """A deal whose search runs for minutes (no line found in 30 million positions)."""
-
-
-class Asked:
-    """A ``stop`` function that says yes from its ``yes_from``-th call on, counting its calls."""
-
-    def __init__(self, yes_from: int | None = None) -> None:
-        self.calls = 0
-        self.yes_from = yes_from
-
-    def __call__(self) -> bool:
-        self.calls += 1
-        return self.yes_from is not None and self.calls >= self.yes_from
 
 
 # -- the engine ----------------------------------------------------------------------------------------------

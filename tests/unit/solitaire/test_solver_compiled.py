@@ -15,6 +15,7 @@ import pytest
 from golf.engine.solitaire.rules import PRESETS, SolitaireRules
 from golf.engine.solitaire.solver import STOP_CHECK_EVERY, CompiledSearch, SearchStopped, _Search, solve
 from golf.engine.solitaire.state import Layout, State
+from tests.unit.asked import Asked
 
 STANDARD = PRESETS["standard"]
 
@@ -61,18 +62,6 @@ def test_random_deals_and_positions_give_the_same_result(seed: int) -> None:
     budget = rng.choice((None, 30_000, rng.randint(1, 2_000)))
     assert solve(state, budget) == solve(state, budget, compiled=False)
     assert solve(state, budget, fewest_cards=False) == solve(state, budget, fewest_cards=False, compiled=False)
-
-
-class Asked:
-    """A ``stop`` function that says yes from its ``yes_from``-th call on, counting its calls."""
-
-    def __init__(self, yes_from: int | None = None) -> None:
-        self.calls = 0
-        self.yes_from = yes_from
-
-    def __call__(self) -> bool:
-        self.calls += 1
-        return self.yes_from is not None and self.calls >= self.yes_from
 
 
 def test_both_stop_after_the_same_positions() -> None:
