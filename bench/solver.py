@@ -4,7 +4,7 @@
     .venv/bin/python bench/solver.py --deals 200 --full     # prove the fewest cards left for lost deals too
     .venv/bin/python bench/solver.py --engine python        # the pure Python search (the reference), not compiled
     .venv/bin/python bench/solver.py --runs 3               # three runs of each rule set, then their median
-    .venv/bin/python bench/solver.py --csv /tmp/ours.csv    # also one row per deal: preset,deal,won,left,positions,ms
+    .venv/bin/python bench/solver.py --csv /tmp/ours.csv    # also one row per deal and mode, as CSV
 
 Prints, per rule set and run: deals won, CPU seconds of the process for the solves (user and system), wall
 seconds, median / p99 / max CPU time per deal, positions searched (total, median, max), and the process's peak
@@ -50,24 +50,25 @@ def bench(preset: str, deals: int, full: bool, compiled: bool) -> dict[str, Any]
         t0 = time.process_time()
         result = solve(state, fewest_cards=full, compiled=compiled)
         ms = (time.process_time() - t0) * 1000
-        rows.append([preset, number, int(bool(result.winnable)), result.cards_left, result.positions, round(ms, 3)])
+        row = [preset, "full" if full else "verdict", number, int(bool(result.winnable)), result.cards_left]
+        rows.append([*row, result.positions, round(ms, 3)])
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_SELF)
-    times = [row[5] for row in rows]
-    positions = [row[4] for row in rows]
+    times = [row[6] for row in rows]
+    positions = [row[5] for row in rows]
     return {
         "preset": preset,
         "mode": "full" if full else "verdict",
         "engine": "compiled" if compiled else "python",
         "deals": deals,
-        "won": sum(row[2] for row in rows),
+        "won": sum(row[3] for row in rows),
         "user_s": after.ru_utime - before.ru_utime,
         "sys_s": after.ru_stime - before.ru_stime,
         "wall_s": wall,
         "median_ms": statistics.median(times),
         "p99_ms": _p99(times),
         "max_ms": max(times),
-        "slowest_deal": rows[times.index(max(times))][1],
+        "slowest_deal": rows[times.index(max(times))][2],
         "positions": sum(positions),
         "median_positions": int(statistics.median(positions)),
         "max_positions": max(positions),
@@ -129,7 +130,7 @@ def main() -> None:
     if args.csv:
         with open(args.csv, "w", newline="") as fh:
             out = csv.writer(fh)
-            out.writerow(["preset", "deal", "won", "cards_left", "positions", "cpu_ms"])
+            out.writerow(["preset", "mode", "deal", "won", "cards_left", "positions", "cpu_ms"])
             out.writerows(rows)
 
 

@@ -26,6 +26,7 @@ from golf.adapters.db.repository import Database
 from golf.adapters.edge import Edge
 from golf.adapters.grpc_server import build_grpc_server
 from golf.adapters.health import LIVENESS, Readiness
+from golf.adapters.http_protocol import JoinedWritesProtocol
 from golf.adapters.metrics import Metrics, TimedSolver
 from golf.adapters.ratelimit import Limits, limits_from_settings
 from golf.adapters.rest import build_rest_app
@@ -261,7 +262,7 @@ async def serve(settings: Settings) -> None:
             port=settings.http_port,
             log_level=settings.log_level,
             access_log=settings.access_log,
-            http="httptools",
+            http=JoinedWritesProtocol,  # httptools, each answer in one write
             lifespan="off",
             log_config=None,  # our handlers (``golf.adapters.logs``), not uvicorn's
         )
