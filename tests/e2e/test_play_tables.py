@@ -1,9 +1,11 @@
-"""The web client's card Golf tables (``/play/#/tables``) in a real browser, on both databases.
+"""The web client's card Golf tables (``/play/#/tables``) in a real browser.
 
 A two-seat six-card hole against a greedy bot, created from the lobby form and played by clicking (the start cards,
 the stock, the discard pile, the grid) at phone and desktop sizes, with axe-core on the lobby and the table; and a
 hole against a player driven over REST in which the browser goes offline while the opponent moves, then catches
 up from its event stream without a reload. One browser for the module; screenshots in the test's ``tmp_path``.
+The server runs on SQLite only (the solitaire client's test runs on PostgreSQL): the client cannot tell the
+databases apart, and the tables' API tests run on both.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ MY_PLACES = ".seat.mine .grid button.card"
 STOCK = ".pile.stock button.card"
 DISCARD = ".pile.discard button.card"
 OVER = "#match-over"
+
+pytestmark = pytest.mark.parametrize("module_database_url", ["sqlite"], indirect=True)
 
 
 @pytest.fixture(scope="module")

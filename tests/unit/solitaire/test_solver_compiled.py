@@ -27,9 +27,8 @@ def test_the_install_builds_the_compiled_search() -> None:
 
 
 @pytest.mark.parametrize("preset", ["standard", "queens-on-kings", "wrap"])
-@pytest.mark.parametrize("first", [1, 2, 3, 4])
-def test_pysol_deals_give_the_same_result(preset: str, first: int) -> None:
-    for number in range(first, 201, 50):
+def test_pysol_deals_give_the_same_result(preset: str) -> None:
+    for number in range(1, 201, 40):
         state = State.initial(PRESETS[preset], Layout.from_pysol(number))
         assert solve(state) == solve(state, compiled=False), number
         assert solve(state, fewest_cards=False) == solve(state, fewest_cards=False, compiled=False), number
@@ -49,7 +48,7 @@ def random_rules(rng: random.Random) -> SolitaireRules:
     )
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(30))
 def test_random_deals_and_positions_give_the_same_result(seed: int) -> None:
     rng = random.Random(seed)
     rules = random_rules(rng)
