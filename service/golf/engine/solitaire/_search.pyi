@@ -3,6 +3,8 @@
 from collections.abc import Callable
 
 class Search:
+    """Raises ValueError for a layout too large for it (positions beyond 63 bits): use the Python search."""
+
     best_left: int
     best_path: list[int]
     positions: int

@@ -4,7 +4,7 @@
 ``solver.py`` is the reference. This module mirrors its ``run`` and ``bound`` on C arrays, with the two tables
 (``memo``, ``bound_cache``) as open-addressing hash tables of 64-bit keys instead of dicts, so it explores the same
 positions in the same order and returns the same values, lines and position counts; the tests check that it does.
-``solver.py`` uses it only for layouts whose keys fit in 63 bits (every one-deck preset) and when it is built.
+``Search`` refuses (ValueError) layouts whose keys do not fit in 63 bits; ``solver.py`` then runs its own search.
 
 The search does not raise: ``run`` returns ``(value, status)``, and ``solver.py`` turns a status into its
 exceptions (budget used up, search stopped).
@@ -34,18 +34,6 @@ cdef struct Table:
     uint64_t used
 
 
-cdef int table_init(Table *tab, int bits) except -1:
-    cdef uint64_t size = (<uint64_t>1) << bits
-    tab.keys = <uint64_t *>calloc(size, sizeof(uint64_t))
-    tab.vals = <int32_t *>malloc(size * sizeof(int32_t))
-    if tab.keys == NULL or tab.vals == NULL:
-        raise MemoryError()
-    tab.mask = size - 1
-    tab.shift = 64 - bits
-    tab.used = 0
-    return 0
-
-
 cdef void table_free(Table *tab) noexcept:
     free(tab.keys)
     free(tab.vals)
@@ -53,59 +41,66 @@ cdef void table_free(Table *tab) noexcept:
     tab.vals = NULL
 
 
+cdef int table_init(Table *tab, int bits) except -1:
+    cdef uint64_t size = (<uint64_t>1) << bits
+    tab.keys = <uint64_t *>calloc(size, sizeof(uint64_t))
+    tab.vals = <int32_t *>malloc(size * sizeof(int32_t))
+    if tab.keys == NULL or tab.vals == NULL:
+        table_free(tab)
+        raise MemoryError()
+    tab.mask = size - 1
+    tab.shift = 64 - bits
+    tab.used = 0
+    return 0
+
+
 cdef inline uint64_t slot_of(Table *tab, uint64_t stored) noexcept:
     return (stored * <uint64_t>0x9E3779B97F4A7C15) >> tab.shift
 
 
-cdef inline int table_get(Table *tab, uint64_t key, int32_t *out) noexcept:
-    cdef uint64_t stored = key + 1
+cdef inline uint64_t probe(Table *tab, uint64_t stored) noexcept:
+    """The slot holding ``stored`` (a key + 1), or the empty slot where it would go."""
     cdef uint64_t i = slot_of(tab, stored)
-    cdef uint64_t k
-    while True:
-        k = tab.keys[i]
-        if k == stored:
-            out[0] = tab.vals[i]
-            return 1
-        if k == 0:
-            return 0
+    while tab.keys[i] != stored and tab.keys[i] != 0:
         i = (i + 1) & tab.mask
+    return i
+
+
+cdef inline int table_get(Table *tab, uint64_t key, int32_t *out) noexcept:
+    cdef uint64_t i = probe(tab, key + 1)
+    if tab.keys[i] == 0:
+        return 0
+    out[0] = tab.vals[i]
+    return 1
 
 
 cdef int table_grow(Table *tab) except -1:
-    cdef uint64_t *old_keys = tab.keys
-    cdef int32_t *old_vals = tab.vals
-    cdef uint64_t old_size = tab.mask + 1
+    cdef Table old = tab[0]
     cdef uint64_t j, i, k
-    table_init(tab, 64 - tab.shift + 1)
-    for j in range(old_size):
-        k = old_keys[j]
+    try:
+        table_init(tab, 64 - old.shift + 1)
+    except MemoryError:
+        table_free(tab)
+        tab[0] = old  # the table as it was: still usable, and freed with the search
+        raise
+    for j in range(old.mask + 1):
+        k = old.keys[j]
         if k:
-            i = slot_of(tab, k)
-            while tab.keys[i]:
-                i = (i + 1) & tab.mask
+            i = probe(tab, k)
             tab.keys[i] = k
-            tab.vals[i] = old_vals[j]
+            tab.vals[i] = old.vals[j]
             tab.used += 1
-    free(old_keys)
-    free(old_vals)
+    table_free(&old)
     return 0
 
 
 cdef inline int table_set(Table *tab, uint64_t key, int32_t val) except -1:
     cdef uint64_t stored = key + 1
-    cdef uint64_t i = slot_of(tab, stored)
-    cdef uint64_t k
-    while True:
-        k = tab.keys[i]
-        if k == stored:
-            tab.vals[i] = val
-            return 0
-        if k == 0:
-            break
-        i = (i + 1) & tab.mask
-    tab.keys[i] = stored
+    cdef uint64_t i = probe(tab, stored)
+    if tab.keys[i] == 0:
+        tab.keys[i] = stored
+        tab.used += 1
     tab.vals[i] = val
-    tab.used += 1
     if tab.used * 2 > tab.mask:
         table_grow(tab)
     return 0
@@ -205,6 +200,8 @@ cdef class Search:
             if colcnt[r] > maxcnt:
                 maxcnt = colcnt[r]
         self.cbits = (<object>maxcnt).bit_length()
+        if max(self.hbits * self.ncol, self.cbits * 13) + self.tbits + 4 > 63:
+            raise ValueError("the layout's positions do not fit in 63 bits")
         # The counts of ranks 1 to 13 packed, rank r at bit cbits * (r - 1).
         for r in range(15):
             self.cunits[r] = (<uint64_t>1) << (self.cbits * (r - 1)) if 1 <= r <= 13 else 0
@@ -278,9 +275,10 @@ cdef class Search:
             return ABORT, self.status
         return got, STATUS_DONE
 
-    cdef void _keep_line(self, int left):
+    cdef int _keep_line(self, int left) except -1:
         self.best_left = left
         self.best_path = [self.path[i] for i in range(self.depth)]
+        return 0
 
     cdef int dfs(self, int top, int t, uint64_t hkey, int left) except? -3:
         cdef int ctop, lb, value, got, moved, cols, bit, c, h, r, n, q

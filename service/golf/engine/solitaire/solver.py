@@ -136,30 +136,23 @@ class _Search:
         self.compiled = self._compiled() if compiled else None
 
     def _compiled(self) -> Search | None:
-        """The compiled search of this position, when it is built and the position's keys fit in 63 bits."""
+        """The compiled search of this position, when it is built and the position's keys fit in its 64 bits."""
         if CompiledSearch is None:
             return None
-        ncol = len(self.colranks)
-        hbits = max(max(self.heights, default=0), 1).bit_length()
-        tbits = max(len(self.stockranks), 1).bit_length()
-        counts = [0] * 15
-        for col in self.colranks:
-            for rank in col[1:]:
-                counts[rank] += 1
-        cbits = max(max(counts), 1).bit_length()
-        if max(hbits * ncol, cbits * 13) + tbits + 4 > 63 or ncol > 20 or len(self.stockranks) >= 210:
+        try:
+            return CompiledSearch(
+                self.colranks,
+                self.stockranks,
+                self.heights,
+                self.top0,
+                self.fitmask,
+                self.stuck_only,
+                self.budget,
+                self.stop_every,
+                self.stop,
+            )
+        except ValueError:  # too large for it: the pure Python search below
             return None
-        return CompiledSearch(
-            self.colranks,
-            self.stockranks,
-            self.heights,
-            self.top0,
-            self.fitmask,
-            self.stuck_only,
-            self.budget,
-            self.stop_every,
-            self.stop,
-        )
 
     def run(self, k: int, floor: int) -> int:
         """``run_python``'s search, compiled when it can be (the same positions in the same order)."""
