@@ -32,6 +32,7 @@ from urllib.parse import quote
 
 import asyncpg
 
+from golf.adapters.db.group_commit import GroupCommit, Grouped
 from golf.adapters.db.urls import is_sqlite, sync_url
 from golf.app.errors import Conflict, StorageUnavailable
 
@@ -60,6 +61,11 @@ class Transaction(Protocol):
 
     async def fetchone(self, sql: str, *args: Any) -> Row | None: ...
     async def fetchone_atomic(self, sql: str, *args: Any) -> Row | None: ...
+    async def fetchone_grouped(self, statement: Grouped, *args: Any) -> Row | None:
+        """``fetchone_atomic`` of ``statement.one``, which PostgreSQL may store in one statement with the same
+        statement of concurrent requests (``group_commit``) when this transaction has sent nothing yet."""
+        ...
+
     async def fetchall(self, sql: str, *args: Any) -> Sequence[Row]: ...
     async def fetchall_atomic(self, sql: str, *args: Any) -> Sequence[Row]:
         """A read that needs no transaction of its own: outside one it runs alone (no BEGIN and ROLLBACK around
@@ -184,11 +190,12 @@ class _PgTransaction:
 
     dialect = "postgresql"
 
-    def __init__(self, conn: asyncpg.Connection[Any], outage: Outage) -> None:
+    def __init__(self, conn: asyncpg.Connection[Any], outage: Outage, group: GroupCommit) -> None:
         self.conn = conn
         self.tx = conn.transaction()
         self.started = False
         self.outage = outage
+        self.group = group
 
     def _lost(self, err: Exception) -> NoReturn:
         """Raise ``StorageUnavailable`` for a connection-level failure, else ``err`` itself."""
@@ -233,6 +240,12 @@ class _PgTransaction:
             return None
         except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
             self._lost(err)
+        return row
+
+    async def fetchone_grouped(self, statement: Grouped, *args: Any) -> Row | None:
+        if self.started:
+            return await self.fetchone_atomic(statement.one, *args)
+        row: Row | None = await self.group.fetchone(statement, args)
         return row
 
     async def fetchall(self, sql: str, *args: Any) -> Sequence[Row]:
@@ -408,6 +421,7 @@ class PostgresDriver:
         self._opening = asyncio.Lock()
         self._failed_at = float("-inf")
         self.outage = Outage(f"postgresql {parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}")
+        self.group = GroupCommit(self._new_connection, _numbered, self._failure)
 
     async def _new_connection(self) -> asyncpg.Connection[Any]:
         # A server-side statement timeout: asyncpg's command_timeout costs a timer per statement.
@@ -437,7 +451,7 @@ class PostgresDriver:
             raise self.outage.lost(reason_of(err)) from err
         if self.outage.since is not None:
             self.outage.answered()
-        return _PgTransaction(conn, self.outage), conn
+        return _PgTransaction(conn, self.outage, self.group), conn
 
     async def release(self, token: Any) -> None:
         # A lost connection is dropped there; the next acquire connects anew.
@@ -452,7 +466,18 @@ class PostgresDriver:
             raise self.outage.lost(reason_of(err)) from err
         self.outage.answered()
 
+    def _failure(self, err: BaseException, conn: asyncpg.Connection[Any] | None) -> BaseException:
+        """What a request gets for ``err`` of a grouped statement: as ``_PgTransaction`` raises it."""
+        if isinstance(err, asyncpg.UniqueViolationError):
+            return UniqueViolation(err.constraint_name or "")
+        lost = isinstance(err, asyncpg.InterfaceError) and (conn is None or _closed(conn))
+        if lost or isinstance(err, _PG_UNREACHABLE):
+            return self.outage.lost(reason_of(err))
+        return err
+
     async def close(self) -> None:
+        group, self.group = self.group, GroupCommit(self._new_connection, _numbered, self._failure)
+        await group.close()
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
@@ -525,6 +550,9 @@ class _SqliteTransaction:
 
     async def fetchone_atomic(self, sql: str, *args: Any) -> Row | None:
         return await self.fetchone(sql, *args)
+
+    async def fetchone_grouped(self, statement: Grouped, *args: Any) -> Row | None:
+        return await self.fetchone(statement.one, *args)
 
     async def fetchall(self, sql: str, *args: Any) -> Sequence[Row]:
         rows: Sequence[Row] = self._run(sql, args).fetchall()

@@ -7,6 +7,7 @@ from types import TracebackType
 from typing import Any
 
 from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
+from golf.adapters.db.group_commit import Grouped
 from golf.adapters.db.record_store import SqlRecordStore
 from golf.adapters.db.rows import marks, verdict, when
 from golf.adapters.db.table_store import SqlTableStore
@@ -81,8 +82,10 @@ def _constraint(err: UniqueViolation) -> str:
 
 # One statement, so one round trip, for the hot path on PostgreSQL: the log entry, the undo mark and the game
 # row together. If the game is not at the expected version the division by zero aborts the whole statement, so
-# the entry is never stored without the game (normally the unique (game, seq) index refuses it first).
-_PG_RECORD_CHANGE = f"""
+# the entry is never stored without the game (normally the unique (game, seq) index refuses it first). Concurrent
+# moves are stored together by ``_MANY_CHANGES`` (see ``group_commit``): each entry whose game row is still at its
+# version, with its game row.
+_ONE_CHANGE = f"""
 WITH entry AS (
     INSERT INTO moves (game_id, seq, code, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq
 ), undone AS (
@@ -92,6 +95,29 @@ WITH entry AS (
 )
 SELECT (SELECT hints_used FROM game) AS hints_used, 1 / (SELECT count(*) FROM game)::int AS ok
 """
+_MANY_CHANGES = """
+WITH d AS (
+    SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[],
+        $8::int[], $9::text[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::int[],
+        $15::int[], $16::text[], $17::int[]) WITH ORDINALITY
+        AS d(game_id, seq, code, idempotency_key, created_at, undo_game_id, undo_of, version, status, score, line,
+             updated_at, finished_at, undos_used, autoplay_assists, id, expected, entry)
+), game AS (
+    UPDATE games SET version = d.version, status = d.status, score = d.score, line = d.line,
+        updated_at = d.updated_at, finished_at = d.finished_at, undos_used = d.undos_used,
+        autoplay_assists = d.autoplay_assists
+    FROM d WHERE games.id = d.id AND games.version = d.expected
+    RETURNING d.entry, games.hints_used
+), stored AS (
+    INSERT INTO moves (game_id, seq, code, idempotency_key, created_at)
+    SELECT d.game_id, d.seq, d.code, d.idempotency_key, d.created_at FROM d JOIN game USING (entry)
+), undone AS (
+    UPDATE moves SET undone_by = d.seq FROM d JOIN game USING (entry)
+    WHERE moves.game_id = d.game_id AND moves.seq = d.undo_of
+)
+SELECT entry, hints_used FROM game
+"""
+_PG_RECORD_CHANGE = Grouped("record_change", _ONE_CHANGE, _MANY_CHANGES)
 
 
 def _change_args(entry: MoveRecord, game: GameRecord, expected_version: int, undo_of: int | None) -> tuple[Any, ...]:
@@ -344,7 +370,7 @@ class SqlRepository:
     ) -> int | None:
         try:
             if self.tx.dialect == "postgresql":
-                row = await self.tx.fetchone_atomic(
+                row = await self.tx.fetchone_grouped(
                     _PG_RECORD_CHANGE, *_change_args(entry, game, expected_version, undo_of)
                 )
                 return None if row is None else int(row["hints_used"])
