@@ -14,6 +14,7 @@ import pytest
 
 from golf.adapters.db import drivers
 from golf.adapters.db.drivers import Outage, PostgresDriver, SqliteDriver
+from golf.adapters.db.group_commit import GroupCommit
 from golf.adapters.db.migrate import upgrade
 from golf.adapters.db.repository import Database
 from golf.adapters.health import Readiness
@@ -210,9 +211,13 @@ class _Interrupted:
         return Tx()
 
 
+async def _never_connect() -> Any:
+    raise AssertionError("the transaction's own connection is used")
+
+
 async def test_postgres_interrupted_transaction_closes_its_connection() -> None:
     conn = _Interrupted()
-    tx = drivers._PgTransaction(conn, Outage("x"))
+    tx = drivers._PgTransaction(conn, Outage("x"), GroupCommit(_never_connect, str, lambda err, conn: err))
     tx.started = True
     await tx.rollback()  # no InterfaceError in place of what interrupted it
     assert conn.terminated
