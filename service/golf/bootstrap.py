@@ -263,6 +263,7 @@ async def serve(settings: Settings) -> None:
             log_level=settings.log_level,
             access_log=settings.access_log,
             http=JoinedWritesProtocol,  # httptools, each answer in one write
+            timeout_keep_alive=settings.http_keep_alive_seconds,
             lifespan="off",
             log_config=None,  # our handlers (``golf.adapters.logs``), not uvicorn's
         )

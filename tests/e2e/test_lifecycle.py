@@ -169,3 +169,27 @@ def test_a_port_taken_before_the_server_binds_it_is_met_by_new_ports(
     finally:
         taken.close()
         server.terminate()
+
+
+def test_idle_http_connections_stay_open_for_the_keep_alive_setting(tmp_path: Path) -> None:
+    """An idle HTTP connection is closed after ``GOLF_HTTP_KEEP_ALIVE_SECONDS`` (75 by default), not uvicorn's 5 s:
+    a proxy that reuses a connection the server is closing gets a reset, and a test client did once, on a loaded
+    machine."""
+    import socket
+
+    from tests.e2e import support
+
+    url = f"sqlite:///{tmp_path / 'golf.db'}"
+    support.migrate(url)
+    server = support.Server(url, tmp_path, extra_env={"GOLF_HTTP_KEEP_ALIVE_SECONDS": "1"})
+    try:
+        server.start()
+        with socket.create_connection(("127.0.0.1", server.http_port), timeout=10) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+            idle = time.monotonic()
+            sock.settimeout(4)  # under uvicorn's own 5 s
+            assert sock.recv(1) == b""  # closed by the server
+            assert 0.5 < time.monotonic() - idle < 3.5
+    finally:
+        server.terminate()
