@@ -21,6 +21,7 @@ from grpc_health.v1 import health_pb2
 
 from golf.adapters.auth.keys import load_signing_key
 from golf.adapters.auth.tokens import Tokens, TrustedIssuer
+from golf.adapters.db.drivers import PostgresDriver
 from golf.adapters.db.record_index import SqlRecordIndex
 from golf.adapters.db.repository import Database
 from golf.adapters.edge import Edge
@@ -92,6 +93,9 @@ def build(settings: Settings) -> Container:
     metrics = Metrics(settings.metrics_refresh_seconds)
     metrics.count_games_with(lambda: _games_in_progress(database))
     metrics.count_tables_with(lambda: _tables_active(database))
+    driver = database.driver
+    if isinstance(driver, PostgresDriver):
+        metrics.count_group_commit_with(lambda: (driver.group.batches, driver.group.entries))
     deal_settings = DealSettings(
         solver_budget=settings.solver_budget,
         pool_size=settings.pool_size,

@@ -118,3 +118,14 @@ async def test_solver_durations_count_completed_calls_only() -> None:
     assert await timed.solve(None, None) == "answer"  # type: ignore[arg-type]
     count = metrics.registry.get_sample_value("golf_solver_duration_seconds_count", {"kind": "solve"})
     assert count == 2
+
+
+async def test_group_commit_counts_are_read_on_scrape() -> None:
+    metrics = Metrics()
+    counts = [(0, 0)]
+    metrics.count_group_commit_with(lambda: counts[0])
+    counts[0] = (3, 7)
+    page = (await metrics.exposition()).decode()
+    assert "golf_db_group_commit_statements_total 3.0" in page
+    assert "golf_db_group_commit_entries_total 7.0" in page
+    assert "# TYPE golf_db_group_commit_entries_total counter" in page

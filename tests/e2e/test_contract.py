@@ -9,8 +9,10 @@ from tests.e2e.support import (
     Client,
     R,
     Rest,
+    Server,
     choose_move,
     draw,
+    metric_sum,
     move_request,
     new_key,
     pb,
@@ -60,6 +62,21 @@ def test_idempotent_retry_is_stored_once(client: Client) -> None:
     loose = move_request(game, move, key=req.idempotency_key)
     assert client.play_move(loose).expect_ok().replayed
     assert client.get_game(game.id).expect_ok().game.version == game.version + 1
+
+
+def test_a_move_goes_through_group_commit_on_postgresql(server: Server, client: Client) -> None:
+    """``/metrics`` counts the moves group commit stored (PostgreSQL; SQLite has no group commit)."""
+    game = new_game(client)
+    # The first move reads the game in its transaction; the next goes ahead on the game this process keeps.
+    game = client.play_move(move_request(game, choose_move(game), expected=game.version)).expect_ok().game
+    before = metric_sum(server, "golf_db_group_commit_entries_total")
+    client.play_move(move_request(game, choose_move(game), expected=game.version)).expect_ok()
+    after = metric_sum(server, "golf_db_group_commit_entries_total")
+    if server.database_url.startswith("postgresql"):
+        assert after == before + 1
+        assert metric_sum(server, "golf_db_group_commit_statements_total") >= 1
+    else:
+        assert after == before == 0
 
 
 def test_retry_after_later_moves_returns_the_first_result(client: Client) -> None:

@@ -9,12 +9,14 @@ once per ``refresh_seconds``, never per request.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.metrics_core import CounterMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from golf.api.rpc import CallContext, Handler, Rpc
 from golf.app.ports import Solver
@@ -37,6 +39,26 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 SOLVER_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 GameCounter = Callable[[], Awaitable[int]]
+GroupCounts = Callable[[], tuple[int, int]]
+"""Statements sent by group commit and the entries (moves) they carried, since the process started."""
+
+
+class _GroupCommitCollector(Collector):
+    """``golf_db_group_commit_*``, read from the writer's own counts on scrape (nothing on the hot path)."""
+
+    def __init__(self, counts: GroupCounts) -> None:
+        self._counts = counts
+
+    def collect(self) -> Iterable[Metric]:
+        batches, entries = self._counts()
+        yield CounterMetricFamily(
+            "golf_db_group_commit_statements", "Statements group commit sent to PostgreSQL", value=batches
+        )
+        yield CounterMetricFamily(
+            "golf_db_group_commit_entries",
+            "Moves those statements stored or refused (entries per statement: the ratio)",
+            value=entries,
+        )
 
 
 class RpcMetrics:
@@ -163,6 +185,10 @@ class Metrics:
     def count_subscribers_with(self, count: Callable[[], int]) -> None:
         """Where ``golf_event_subscribers`` comes from: the event hub's count, read on scrape."""
         self.event_subscribers.set_function(count)
+
+    def count_group_commit_with(self, counts: GroupCounts) -> None:
+        """Where ``golf_db_group_commit_statements`` and ``..._entries`` come from (PostgreSQL only)."""
+        self.registry.register(_GroupCommitCollector(counts))
 
     def count_games_with(self, counter: GameCounter) -> None:
         """Where ``golf_games_in_progress`` comes from (a cheap query run on scrape)."""

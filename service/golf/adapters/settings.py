@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     max_body_bytes: PositiveInt = 64 * 1024
     """The largest REST request body taken (413 past it, refused before it is read); the largest legitimate body
     is under 4 KiB."""
-    http_keep_alive_seconds: PositiveFloat = 75.0
+    http_keep_alive_seconds: PositiveInt = 75
     """How long an idle HTTP/1.1 connection stays open. Longer than the idle timeout of the proxies and load
     balancers in front (60 s on most), so that the server never closes a connection just as one of them reuses it:
     a race the client sees as a connection reset with no answer."""

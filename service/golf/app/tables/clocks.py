@@ -57,7 +57,8 @@ def timeout_move(seat_view: SeatView) -> Move:
     - setup: turn up (or peek at) the first start cards, the first reveal listed (the lowest positions);
     - draw: draw from the stock (from the discard pile if the stock is empty; never a knock or a peek stroke);
     - holding a card: discard it; a card taken from the discard pile must be swapped in, so it replaces the seat's
-      face-up card of the highest value (the lowest position of equals), or the first position when none is face up;
+      face-up card of the highest value that may be swapped (the lowest position of equals), or the first place it
+      may swap when there is none;
     - after a discard: pass when the rules allow it, else turn up the first face-down card;
     - after a power that lends a second one: pass; choosing among drawn cards (the 8 of Powers): keep the first
       offered card (the power card itself) at the first place.
