@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+from urllib.request import urlopen
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -90,6 +91,8 @@ class Row:
     one move per fsync, on the event loop."""
     games: int
     errors: dict[str, int] = field(default_factory=dict)
+    moves_per_statement: float | None = None
+    """Moves per statement the server's group commit sent in the window (PostgreSQL; from ``/metrics``)."""
 
 
 def _percentile(sorted_values: list[float], q: float) -> float:
@@ -156,6 +159,7 @@ def measure(args: argparse.Namespace, transport: str, db: str, target: Target, r
         go.set()
         time.sleep(max(0.0, times[0] - time.monotonic()))
 
+        grouped_before = _group_commit(target)  # before the CPU readings: a scrape costs the server too
         pg_before = _cpu_map(backend_pids(target.pg_name)) if target.pg_name else {}
         client_before = sum(cpu_seconds(p.pid) for p in workers if p.pid is not None)
         profiler = _start_profiler(args, target.pid, f"{transport}-{db}-{run}")
@@ -175,6 +179,7 @@ def measure(args: argparse.Namespace, transport: str, db: str, target: Target, r
         server_after = _safe_cpu(target.pid)
         client_after = sum(cpu_seconds(p.pid) for p in workers if p.pid is not None)
         pg_after = _cpu_map(backend_pids(target.pg_name)) if target.pg_name else {}
+        grouped_after = _group_commit(target)
 
         outs: list[WorkerResult] = []
         for _ in workers:
@@ -229,9 +234,35 @@ def measure(args: argparse.Namespace, transport: str, db: str, target: Target, r
         fsync_ms=disk,
         games=games,
         errors=dict(errors),
+        moves_per_statement=_per_statement(grouped_before, grouped_after),
     )
     _finish_profiler(profiler, row, args)
     return row
+
+
+GROUP_COMMIT = ("golf_db_group_commit_statements_total", "golf_db_group_commit_entries_total")
+
+
+def _group_commit(target: Target) -> tuple[float, float] | None:
+    """The server's group commit counters (statements, entries) from ``/metrics``; None without them (SQLite, or a
+    revision before group commit)."""
+    try:
+        with urlopen(f"http://{target.host}:{target.http_port}/metrics", timeout=10) as resp:
+            text = resp.read().decode()
+    except OSError:
+        return None
+    found = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in GROUP_COMMIT:
+            found[name] = float(value)
+    return (found[GROUP_COMMIT[0]], found[GROUP_COMMIT[1]]) if len(found) == 2 else None
+
+
+def _per_statement(before: tuple[float, float] | None, after: tuple[float, float] | None) -> float | None:
+    if before is None or after is None or after[0] == before[0]:
+        return None
+    return (after[1] - before[1]) / (after[0] - before[0])
 
 
 def median_row(rows: list[Row]) -> Row:
@@ -264,6 +295,7 @@ def median_row(rows: list[Row]) -> Row:
         fsync_ms=med("fsync_ms"),
         games=int(med("games")),
         errors=dict(errors),
+        moves_per_statement=med("moves_per_statement"),
     )
 
 
@@ -284,6 +316,7 @@ COLUMNS = [
     ("client_cpu_ms_per_move", "client CPU ms/move", "{:.3f}"),
     ("other_cores", "other cores", "{:.2f}"),
     ("fsync_ms", "fsync ms", "{:.1f}"),
+    ("moves_per_statement", "moves/stmt", "{:.2f}"),
     ("games", "games", "{}"),
     ("errors", "errors", "{}"),
 ]
