@@ -11,10 +11,11 @@ lone request waits for nobody.
 Each request still gets its answer only once its row is committed, and a row a batch did not store comes back as
 None (its condition failed: the game moved on), as the single statement gives. A batch is one statement, so it is
 stored whole or not at all: one refused for an entry's values (a unique key taken by a retried move racing its first
-try, a value out of range) is sent again entry by entry with the single statement, which gives each request its own
-outcome. A request cancelled before its
-batch is sent is left out of it; one cancelled later cannot stop the batch, as a single statement already sent
-cannot be stopped either (the stored move is then found by its idempotency key on a retry).
+try, a value out of range) or rolled back by the server (a deadlock with another replica's batch, which may lock the
+same rows in another order) is sent again entry by entry with the single statement, which gives each request its own
+outcome. A request cancelled before its batch is sent is left out of it; one cancelled later cannot stop the batch,
+as a single statement already sent cannot be stopped either (the stored move is then found by its idempotency key on
+a retry).
 
 The writer has a connection of its own, besides the pool's: requests waiting for it hold pooled connections, so a
 writer that needed one of those could wait for ever.
@@ -37,6 +38,9 @@ _REFUSED = (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError)
 """What an entry's own values can make the statement refuse (a unique key taken, a value out of range, the division
 by zero of a failed condition): a batch refused so is sent again entry by entry, and only the entry at fault gets
 the error."""
+_ALONE = (*_REFUSED, asyncpg.TransactionRollbackError)
+"""A batch that fails so is sent again entry by entry: besides ``_REFUSED``, a deadlock or serialization failure,
+which one row alone does not meet again."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +144,7 @@ class GroupCommit:
                 return
             try:
                 rows = await conn.fetch(statement.many, *map(list, zip(*(e.args for e in batch), strict=True)))
-            except _REFUSED:
+            except _ALONE:
                 for entry in batch:  # nothing of the batch was stored: each entry on its own, for its own outcome
                     await self._one(conn, statement, entry)
                 return
