@@ -297,6 +297,7 @@ class SolitaireService:
         await uow.repo.add_game(game)
         await uow.commit()
         self._remember_deal(deal)
+        self._remember(game, state)  # its first move goes ahead without reading it back
         return GameSnapshot(game, deal, state, now)
 
     async def get_game(self, caller: Caller, game_id: str) -> GameSnapshot:
