@@ -19,7 +19,6 @@ import sys
 import time
 from concurrent import futures
 from pathlib import Path
-from typing import Any
 
 import grpc
 
@@ -32,7 +31,6 @@ METHOD = "/bench.Floor/Call"
 
 def serve(kind: str, port: int, delay: float, reply_bytes: int, threads: int) -> None:
     reply = b"x" * reply_bytes
-    handlers: dict[str, Any]
     if kind == "aio":
         import uvloop
 

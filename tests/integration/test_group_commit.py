@@ -20,7 +20,6 @@ from tests.integration.test_storage import PLAYER, now, services
 
 # A counter per name that must only go up by one: the condition of each entry, like a game's version.
 STEP = Grouped(
-    "step",
     "UPDATE counters SET value = ? WHERE name = ? AND value = ? RETURNING value",
     """
     WITH d AS (
@@ -31,7 +30,6 @@ STEP = Grouped(
     """,
 )
 LOG = Grouped(
-    "log",
     "INSERT INTO log (key) VALUES (?) RETURNING key",
     """
     WITH d AS (SELECT * FROM unnest($1::text[]) WITH ORDINALITY AS d(key, entry)),
@@ -103,7 +101,6 @@ async def test_a_batch_that_breaks_a_unique_constraint_is_sent_again_entry_by_en
 
 # The batch form always fails as a deadlock would; the single form is STEP's.
 DEADLOCKED = Grouped(
-    "deadlocked",
     STEP.one,
     "SELECT d.entry, deadlock() AS value "
     "FROM unnest($1::int[], $2::text[], $3::int[]) WITH ORDINALITY AS d(v, n, e, entry)",
@@ -155,7 +152,6 @@ async def _kill_others(url: str) -> int:
 
 
 SLEEP = Grouped(
-    "sleep",
     "SELECT pg_sleep(?) IS NULL AS slept",
     "SELECT d.entry, pg_sleep(d.s) IS NULL AS slept FROM unnest($1::float8[]) WITH ORDINALITY AS d(s, entry)",
 )

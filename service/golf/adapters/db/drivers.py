@@ -150,6 +150,15 @@ _PG_UNREACHABLE = (
 )
 
 
+def _pg_failure(err: BaseException, conn: asyncpg.Connection[Any] | None, outage: Outage) -> BaseException:
+    """``StorageUnavailable`` (logged once per outage) for a connection-level failure on ``conn`` (None: no
+    connection any more), else ``err`` itself."""
+    lost = isinstance(err, asyncpg.InterfaceError) and (conn is None or _closed(conn))
+    if lost or isinstance(err, _PG_UNREACHABLE):
+        return outage.lost(reason_of(err))
+    return err
+
+
 def _closed(conn: Any) -> bool:
     """Whether a pooled connection is closed (a proxy already handed back to the pool counts as closed)."""
     try:
@@ -199,9 +208,10 @@ class _PgTransaction:
 
     def _lost(self, err: Exception) -> NoReturn:
         """Raise ``StorageUnavailable`` for a connection-level failure, else ``err`` itself."""
-        if isinstance(err, _PG_UNREACHABLE) or (isinstance(err, asyncpg.InterfaceError) and _closed(self.conn)):
-            raise self.outage.lost(reason_of(err)) from err
-        raise err
+        failure = _pg_failure(err, self.conn, self.outage)
+        if failure is err:
+            raise err
+        raise failure from err
 
     async def _begin(self) -> None:
         if not self.started:
@@ -470,10 +480,7 @@ class PostgresDriver:
         """What a request gets for ``err`` of a grouped statement: as ``_PgTransaction`` raises it."""
         if isinstance(err, asyncpg.UniqueViolationError):
             return UniqueViolation(err.constraint_name or "")
-        lost = isinstance(err, asyncpg.InterfaceError) and (conn is None or _closed(conn))
-        if lost or isinstance(err, _PG_UNREACHABLE):
-            return self.outage.lost(reason_of(err))
-        return err
+        return _pg_failure(err, conn, self.outage)
 
     async def close(self) -> None:
         group, self.group = self.group, GroupCommit(self._new_connection, _numbered, self._failure)

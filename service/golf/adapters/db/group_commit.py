@@ -52,7 +52,6 @@ class Grouped:
     the n-th argument of ``one`` over the entries, in order; it returns a row for each entry it stored, whose column
     ``entry`` is the entry's 1-based position (``unnest(...) WITH ORDINALITY``)."""
 
-    name: str
     one: str
     many: str
 

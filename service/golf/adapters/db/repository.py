@@ -84,7 +84,7 @@ def _constraint(err: UniqueViolation) -> str:
 # row together. If the game is not at the expected version the division by zero aborts the whole statement, so
 # the entry is never stored without the game (normally the unique (game, seq) index refuses it first). Concurrent
 # moves are stored together by ``_MANY_CHANGES`` (see ``group_commit``): each entry whose game row is still at its
-# version, with its game row.
+# version, with its game row. Its columns are ``_change_args`` in order, so the game id comes three times.
 _ONE_CHANGE = f"""
 WITH entry AS (
     INSERT INTO moves (game_id, seq, code, idempotency_key, created_at) VALUES (?, ?, ?, ?, ?) RETURNING seq
@@ -117,7 +117,7 @@ WITH d AS (
 )
 SELECT entry, hints_used FROM game
 """
-_PG_RECORD_CHANGE = Grouped("record_change", _ONE_CHANGE, _MANY_CHANGES)
+_PG_RECORD_CHANGE = Grouped(_ONE_CHANGE, _MANY_CHANGES)
 
 
 def _change_args(entry: MoveRecord, game: GameRecord, expected_version: int, undo_of: int | None) -> tuple[Any, ...]:
