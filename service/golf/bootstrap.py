@@ -87,7 +87,12 @@ def build(settings: Settings) -> Container:
     # Checked first: a missing or short key is a configuration error that must stop the server with its reason.
     key = load_signing_key(settings.token_key, settings.database_url)
     limits = limits_from_settings(settings)
-    database = Database(settings.database_url, settings.db_pool_size, settings.sqlite_synchronous)
+    database = Database(
+        settings.database_url,
+        settings.db_pool_size,
+        settings.sqlite_synchronous,
+        settings.db_group_commit_delay_ms / 1000,
+    )
     solver = ProcessPoolSolver(settings.solver_workers, max_waiting=settings.solver_queue)
     background = ProcessPoolSolver(1, nice=10)
     metrics = Metrics(settings.metrics_refresh_seconds)

@@ -189,6 +189,42 @@ async def test_closing_refuses_new_entries_and_the_database_opens_again(postgres
     await db.dispose()
 
 
+async def test_under_load_the_writer_waits_its_delay_and_a_lone_entry_does_not(
+    driver: PostgresDriver, postgres_url: str
+) -> None:
+    group = driver.group
+    group.delay = 0.3
+    started = asyncio.get_running_loop().time()
+    assert (await group.fetchone(STEP, (1, "a", 0)))["value"] == 1
+    assert asyncio.get_running_loop().time() - started < 0.25  # nothing shared yet: sent at once
+    await asyncio.gather(*(group.fetchone(STEP, (1, name, 0)) for name in "bc"))  # two in one statement: load
+    before = group.batches
+    first = asyncio.ensure_future(group.fetchone(STEP, (2, "a", 1)))
+    await asyncio.sleep(0.1)  # well within the delay: the writer is still waiting for more
+    second = group.fetchone(STEP, (2, "b", 1))
+    assert [r["value"] for r in await asyncio.gather(first, second)] == [2, 2]
+    assert group.batches - before == 1
+    assert await _values(postgres_url) == {"a": 2, "b": 2, "c": 1}
+
+
+async def test_a_unit_of_work_that_only_sends_a_grouped_statement_takes_no_pooled_connection(
+    postgres_url: str,
+) -> None:
+    db = Database(postgres_url, pool_size=1)
+    upgrade(postgres_url)
+    service = services(db)
+    game = (await service.create_game(PLAYER, winnable_only=False)).game
+    async with db() as holder:  # the pool's only connection, in a transaction
+        await holder.repo.tx.execute("SELECT 1")
+        stored = await asyncio.wait_for(
+            _record(db, MoveRecord(game.id, 1, "T", "k", now()), replace(game, version=1, line=["T"]), 0, None), 5
+        )
+        assert stored == 0
+        await holder.commit()
+    assert (await service.get_game(PLAYER, game.id)).game.version == 1
+    await db.dispose()
+
+
 @pytest.fixture
 async def pg_database(postgres_url: str) -> AsyncIterator[Database]:
     upgrade(postgres_url)
@@ -204,21 +240,9 @@ async def _record(db: Database, entry: MoveRecord, game: GameRecord, expected: i
         return hints
 
 
-async def _open_connections(db: Database, count: int) -> None:
-    """``count`` idle connections in the pool, so that as many units of work begin without waiting."""
-
-    async def hold() -> None:
-        async with db() as uow:
-            await uow.repo.tx.fetchone("SELECT 1 AS one")
-            await asyncio.sleep(0.05)
-
-    await asyncio.gather(*(hold() for _ in range(count)))
-
-
 async def test_moves_of_several_games_stored_together_each_at_its_version(pg_database: Database) -> None:
     service = services(pg_database)
     games = [(await service.create_game(PLAYER, winnable_only=False)).game for _ in range(3)]
-    await _open_connections(pg_database, 5)
     driver = pg_database.driver
     assert isinstance(driver, PostgresDriver)
     before = driver.group.batches
@@ -250,7 +274,6 @@ async def test_an_undo_stored_with_other_moves_marks_the_entry_it_takes_back(pg_
     other = (await service.create_game(PLAYER, winnable_only=False)).game
     await service.play_move(PLAYER, first.id, Draw(), "draw")
     at = (await service.get_game(PLAYER, first.id)).game
-    await _open_connections(pg_database, 2)
     driver = pg_database.driver
     assert isinstance(driver, PostgresDriver)
     before = driver.group.batches

@@ -194,17 +194,30 @@ def _numbered(sql: str) -> str:
 
 
 class _PgTransaction:
-    """BEGIN is sent with the first statement, not before: a unit of work whose only statement is atomic on
-    its own (``fetchone_atomic``) then costs one round trip instead of three."""
+    """A unit of work's connection is taken from the pool with its first statement, not before, and BEGIN is sent
+    with the first statement that needs one: a unit of work whose only statement is atomic on its own
+    (``fetchone_atomic``) costs one round trip instead of three, and one whose only statement is grouped
+    (``fetchone_grouped``, a move) takes no connection of the pool at all."""
 
     dialect = "postgresql"
 
-    def __init__(self, conn: asyncpg.Connection[Any], outage: Outage, group: GroupCommit) -> None:
-        self.conn = conn
-        self.tx = conn.transaction()
+    def __init__(self, pool: _PgPool, outage: Outage, group: GroupCommit) -> None:
+        self.pool = pool
+        self.conn: asyncpg.Connection[Any] | None = None
+        self.tx: Any = None
         self.started = False
         self.outage = outage
         self.group = group
+
+    async def _conn(self) -> asyncpg.Connection[Any]:
+        if self.conn is None:
+            try:
+                self.conn = await self.pool.acquire()
+            except _PG_UNREACHABLE as err:
+                raise self.outage.lost(reason_of(err)) from err
+            if self.outage.since is not None:
+                self.outage.answered()
+        return self.conn
 
     def _lost(self, err: Exception) -> NoReturn:
         """Raise ``StorageUnavailable`` for a connection-level failure, else ``err`` itself."""
@@ -213,15 +226,24 @@ class _PgTransaction:
             raise err
         raise failure from err
 
-    async def _begin(self) -> None:
+    async def _begin(self) -> asyncpg.Connection[Any]:
+        conn = await self._conn()
         if not self.started:
+            self.tx = conn.transaction()
             self.started = True  # before BEGIN is sent: interrupted, it still needs ending (see ``rollback``)
             await self.tx.start()
+        return conn
+
+    def release(self) -> None:
+        """Give the connection back to the pool, if the unit of work took one."""
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            self.pool.release(conn)
 
     async def execute(self, sql: str, *args: Any) -> int:
         try:
-            await self._begin()
-            status: str = await self.conn.execute(_numbered(sql), *args)
+            conn = await self._begin()
+            status: str = await conn.execute(_numbered(sql), *args)
         except asyncpg.UniqueViolationError as err:
             raise UniqueViolation(err.constraint_name or "") from err
         except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
@@ -231,8 +253,8 @@ class _PgTransaction:
 
     async def fetchone(self, sql: str, *args: Any) -> Row | None:
         try:
-            await self._begin()
-            row: Row | None = await self.conn.fetchrow(_numbered(sql), *args)
+            conn = await self._begin()
+            row: Row | None = await conn.fetchrow(_numbered(sql), *args)
         except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
             self._lost(err)
         return row
@@ -243,7 +265,8 @@ class _PgTransaction:
         A statement guarded by a division by zero (it aborts itself when a condition fails) gives None.
         """
         try:
-            row: Row | None = await self.conn.fetchrow(_numbered(sql), *args)
+            conn = await self._conn()
+            row: Row | None = await conn.fetchrow(_numbered(sql), *args)
         except asyncpg.UniqueViolationError as err:
             raise UniqueViolation(err.constraint_name or "") from err
         except asyncpg.DivisionByZeroError:
@@ -256,19 +279,22 @@ class _PgTransaction:
         if self.started:
             return await self.fetchone_atomic(statement.one, *args)
         row: Row | None = await self.group.fetchone(statement, args)
+        if self.outage.since is not None:
+            self.outage.answered(wrote=True)
         return row
 
     async def fetchall(self, sql: str, *args: Any) -> Sequence[Row]:
         try:
-            await self._begin()
-            rows: Sequence[Row] = await self.conn.fetch(_numbered(sql), *args)
+            conn = await self._begin()
+            rows: Sequence[Row] = await conn.fetch(_numbered(sql), *args)
         except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
             self._lost(err)
         return rows
 
     async def fetchall_atomic(self, sql: str, *args: Any) -> Sequence[Row]:
         try:
-            rows: Sequence[Row] = await self.conn.fetch(_numbered(sql), *args)
+            conn = await self._conn()
+            rows: Sequence[Row] = await conn.fetch(_numbered(sql), *args)
         except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
             self._lost(err)
         return rows
@@ -282,7 +308,7 @@ class _PgTransaction:
 
     async def rollback(self) -> None:
         # A lost connection has nothing to roll back: the server ends its transaction when the connection drops.
-        if not self.started or _closed(self.conn):
+        if not self.started or self.conn is None or _closed(self.conn):
             return
         try:
             await self.tx.rollback()
@@ -422,8 +448,9 @@ async def _close_quietly(conn: asyncpg.Connection[Any]) -> None:
 
 
 class PostgresDriver:
-    def __init__(self, url: str, pool_size: int) -> None:
+    def __init__(self, url: str, pool_size: int, group_commit_delay: float = 0.0) -> None:
         self.url = url
+        self._group_commit_delay = group_commit_delay
         parsed = sync_url(url)
         self._dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
         self._pool_size = pool_size
@@ -431,7 +458,10 @@ class PostgresDriver:
         self._opening = asyncio.Lock()
         self._failed_at = float("-inf")
         self.outage = Outage(f"postgresql {parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}")
-        self.group = GroupCommit(self._new_connection, _numbered, self._failure)
+        self.group = self._new_group()
+
+    def _new_group(self) -> GroupCommit:
+        return GroupCommit(self._new_connection, _numbered, self._failure, self._group_commit_delay)
 
     async def _new_connection(self) -> asyncpg.Connection[Any]:
         # A server-side statement timeout: asyncpg's command_timeout costs a timer per statement.
@@ -454,19 +484,12 @@ class PostgresDriver:
         return self._pool
 
     async def begin(self) -> tuple[Transaction, Any]:
-        pool = await self._get_pool()
-        try:
-            conn = await pool.acquire()
-        except _PG_UNREACHABLE as err:
-            raise self.outage.lost(reason_of(err)) from err
-        if self.outage.since is not None:
-            self.outage.answered()
-        return _PgTransaction(conn, self.outage, self.group), conn
+        tx = _PgTransaction(await self._get_pool(), self.outage, self.group)
+        return tx, tx
 
     async def release(self, token: Any) -> None:
         # A lost connection is dropped there; the next acquire connects anew.
-        pool = await self._get_pool()
-        pool.release(token)
+        token.release()
 
     async def ping(self) -> None:
         pool = await self._get_pool()
@@ -483,7 +506,7 @@ class PostgresDriver:
         return _pg_failure(err, conn, self.outage)
 
     async def close(self) -> None:
-        group, self.group = self.group, GroupCommit(self._new_connection, _numbered, self._failure)
+        group, self.group = self.group, self._new_group()
         await group.close()
         if self._pool is not None:
             await self._pool.close()
@@ -690,8 +713,10 @@ class SqliteDriver:
         self._conn.close()
 
 
-def open_driver(url: str, pool_size: int = 10, sqlite_synchronous: str = "FULL") -> Driver:
-    """The driver for a plain database URL."""
+def open_driver(
+    url: str, pool_size: int = 10, sqlite_synchronous: str = "FULL", group_commit_delay: float = 0.0
+) -> Driver:
+    """The driver for a plain database URL (``group_commit_delay``: seconds, see ``GroupCommit``)."""
     if is_sqlite(url):
         return SqliteDriver(url, sqlite_synchronous)
-    return PostgresDriver(url, pool_size)
+    return PostgresDriver(url, pool_size, group_commit_delay)

@@ -6,7 +6,10 @@ database cost is the round trip itself: the driver's work per statement, a write
 the event loop and a commit (a WAL flush) on the server. Here each kind of statement has one writer: a request hands
 its arguments over and waits; the writer sends what has gathered as one statement, in one round trip, and hands each
 request its own row. While a batch is on its way the next gathers, so batches grow with the load by themselves and a
-lone request waits for nobody.
+lone request waits for nobody. Under load (a statement of the last second stored more than one entry) the writer
+also waits ``delay`` seconds before it takes the next batch, as PostgreSQL's ``commit_delay`` does with
+``commit_siblings``: a few milliseconds more for a move that already waits for its turn, and several times fewer
+statements (each costs the server about as much CPU as the rest of a move).
 
 Each request still gets its answer only once its row is committed, and a row a batch did not store comes back as
 None (its condition failed: the game moved on), as the single statement gives. A batch is one statement, so it is
@@ -17,8 +20,8 @@ outcome. A request cancelled before its batch is sent is left out of it; one can
 as a single statement already sent cannot be stopped either (the stored move is then found by its idempotency key on
 a retry).
 
-The writer has a connection of its own, besides the pool's: requests waiting for it hold pooled connections, so a
-writer that needed one of those could wait for ever.
+The writer has a connection of its own, besides the pool's: it never waits for a connection that a unit of work holds
+(a unit of work that sends only a grouped statement takes none of the pool).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from golf.app.errors import StorageUnavailable
 
 MAX_BATCH = 64
 """The most entries one statement stores; more wait for the next batch."""
+BUSY_SECONDS = 1.0
+"""How long after a statement that stored several entries the writer still waits ``delay`` before each batch."""
 _REFUSED = (asyncpg.IntegrityConstraintViolationError, asyncpg.DataError)
 """What an entry's own values can make the statement refuse (a unique key taken, a value out of range, the division
 by zero of a failed condition): a batch refused so is sent again entry by entry, and only the entry at fault gets
@@ -74,8 +79,13 @@ class GroupCommit:
         connect: Callable[[], Awaitable[asyncpg.Connection[Any]]],
         numbered: Callable[[str], str],
         failure: Failure,
+        delay: float = 0.0,
     ) -> None:
         self._connect = connect
+        self.delay = delay
+        """Seconds the writer waits for more entries before a statement, while the last one stored several."""
+        self._shared_at = float("-inf")
+        """``loop.time()`` of the last statement that stored more than one entry."""
         self._numbered = numbered
         self._failure = failure
         self._conn: asyncpg.Connection[Any] | None = None
@@ -118,6 +128,8 @@ class GroupCommit:
         try:
             while True:
                 await self._wake.wait()
+                if self.delay and asyncio.get_running_loop().time() - self._shared_at < BUSY_SECONDS:
+                    await asyncio.sleep(self.delay)
                 self._wake.clear()
                 while self._waiting:
                     statement, entries = next(iter(self._waiting.items()))
@@ -136,6 +148,8 @@ class GroupCommit:
     async def _send(self, statement: Grouped, batch: list[_Entry]) -> None:
         self.batches += 1
         self.entries += len(batch)
+        if len(batch) > 1:
+            self._shared_at = asyncio.get_running_loop().time()
         try:
             conn = await self._connection()
             if len(batch) == 1:

@@ -631,9 +631,11 @@ class SqlUnitOfWork:
 class Database:
     """A database by plain URL, and a factory of units of work on it."""
 
-    def __init__(self, url: str, pool_size: int = 10, sqlite_synchronous: str = "FULL") -> None:
+    def __init__(
+        self, url: str, pool_size: int = 10, sqlite_synchronous: str = "FULL", group_commit_delay: float = 0.0
+    ) -> None:
         self.url = url
-        self.driver = open_driver(url, pool_size, sqlite_synchronous)
+        self.driver = open_driver(url, pool_size, sqlite_synchronous, group_commit_delay)
 
     def __call__(self) -> SqlUnitOfWork:
         return SqlUnitOfWork(self.driver)
