@@ -189,22 +189,26 @@ async def test_closing_refuses_new_entries_and_the_database_opens_again(postgres
     await db.dispose()
 
 
-async def test_under_load_the_writer_waits_its_delay_and_a_lone_entry_does_not(
+async def test_under_load_a_batch_gathers_until_as_many_wait_as_came_together_or_a_quiet_step(
     driver: PostgresDriver, postgres_url: str
 ) -> None:
     group = driver.group
-    group.delay = 0.3
-    started = asyncio.get_running_loop().time()
+    group.delay = 0.8  # a quiet step of 0.1 s
+    clock = asyncio.get_running_loop().time
+    started = clock()
     assert (await group.fetchone(STEP, (1, "a", 0)))["value"] == 1
-    assert asyncio.get_running_loop().time() - started < 0.25  # nothing shared yet: sent at once
-    await asyncio.gather(*(group.fetchone(STEP, (1, name, 0)) for name in "bc"))  # two in one statement: load
+    assert clock() - started < 0.09  # no load yet: sent at once
+    await asyncio.gather(*(group.fetchone(STEP, (1, name, 0)) for name in "bc"))  # two came together: load
     before = group.batches
     first = asyncio.ensure_future(group.fetchone(STEP, (2, "a", 1)))
-    await asyncio.sleep(0.1)  # well within the delay: the writer is still waiting for more
+    await asyncio.sleep(0.05)  # within a quiet step: the writer still waits for a second entry
     second = group.fetchone(STEP, (2, "b", 1))
     assert [r["value"] for r in await asyncio.gather(first, second)] == [2, 2]
     assert group.batches - before == 1
-    assert await _values(postgres_url) == {"a": 2, "b": 2, "c": 1}
+    started = clock()
+    assert (await group.fetchone(STEP, (2, "c", 1)))["value"] == 2  # alone: sent after one quiet step
+    assert 0.09 < clock() - started < 0.6
+    assert await _values(postgres_url) == {"a": 2, "b": 2, "c": 2}
 
 
 async def test_a_unit_of_work_that_only_sends_a_grouped_statement_takes_no_pooled_connection(

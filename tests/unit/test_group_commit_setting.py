@@ -23,8 +23,8 @@ def _driver(monkeypatch: pytest.MonkeyPatch, delay: str | None) -> PostgresDrive
     return driver
 
 
-def test_the_delay_is_three_milliseconds_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert _driver(monkeypatch, None).group.delay == pytest.approx(0.003)
+def test_the_delay_is_twelve_milliseconds_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _driver(monkeypatch, None).group.delay == pytest.approx(0.012)
     assert _driver(monkeypatch, "0").group.delay == 0
     assert _driver(monkeypatch, "12.5").group.delay == pytest.approx(0.0125)
 

@@ -29,9 +29,9 @@ class Settings(BaseSettings):
     grpc_port: int = 50051
     db_pool_size: int = 10
     """Connections per process (PostgreSQL)."""
-    db_group_commit_delay_ms: float = Field(default=3.0, ge=0.0, le=100.0)
-    """PostgreSQL: while concurrent moves share each statement, how long the writer waits for more before it sends
-    the next (as PostgreSQL's ``commit_delay``); 0 sends at once. A lone move never waits."""
+    db_group_commit_delay_ms: float = Field(default=12.0, ge=0.0, le=100.0)
+    """PostgreSQL: while concurrent moves share statements, the most the group commit lets a batch gather (see
+    ``golf.adapters.db.group_commit``); 0 sends at once. A lone move never waits."""
     shutdown_grace_seconds: float = 10.0
     """On SIGTERM, how long requests in flight may take to finish."""
     shutdown_drain_seconds: float = 1.0
