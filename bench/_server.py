@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -143,7 +144,8 @@ def database(kind: str, pg_url: str) -> Iterator[tuple[str, str]]:
 def source_tree(rev: str | None) -> Iterator[Path]:
     """The tree the server runs from: this work tree, or ``rev`` exported by ``git archive`` to a temp dir.
 
-    The generated protobuf modules are not in git: an exported tree gets them generated from its own protos.
+    The generated protobuf modules are not in git: an exported tree gets them generated from its own protos, and
+    the work tree's compiled solver search when its source is the same.
     """
     if rev is None:
         yield ROOT
@@ -170,7 +172,18 @@ def source_tree(rev: str | None) -> Iterator[Path]:
             cwd=tmp,
             check=True,
         )  # fmt: skip
+        _copy_compiled_search(Path(tmp))
         yield Path(tmp)
+
+
+def _copy_compiled_search(tree: Path) -> None:
+    """The work tree's compiled solver search into an exported ``tree`` whose ``_search.pyx`` is the same file, so
+    that its games' verdicts do not load the machine with the pure Python search (the compiler is not installed)."""
+    pyx = Path("service/golf/engine/solitaire/_search.pyx")
+    if not (tree / pyx).exists() or (tree / pyx).read_bytes() != (ROOT / pyx).read_bytes():
+        return
+    for built in (ROOT / pyx.parent).glob("_search.*.so"):
+        shutil.copy2(built, tree / pyx.parent / built.name)
 
 
 @dataclass
