@@ -190,24 +190,46 @@ def _elapsed(snap: GameSnapshot) -> Duration:
 
 
 _WIRE_LIMIT = 8192
-"""Entries of ``_column_wire``; a full cache is emptied and fills again with the columns in play now."""
+"""Entries of each cache of wire bytes below; a full cache is emptied and fills again with what is in play now."""
 _column_wire: dict[tuple[Card, ...], bytes] = {}
+_legal_move_wire: dict[Move, bytes] = {}
+_rules_wire: dict[SolitaireRules, bytes] = {}
+
+
+def _keep(cache: dict[Any, bytes], key: Any, game: solitaire_pb2.Game) -> bytes:
+    """The wire bytes of ``game`` (a ``Game`` holding only ``key``'s part), kept in ``cache`` for the next reply."""
+    if len(cache) >= _WIRE_LIMIT:
+        cache.clear()
+    wire = cache[key] = game.SerializeToString()
+    return wire
 
 
 def _columns_wire(columns: tuple[tuple[Card, ...], ...]) -> bytes:
     """``columns`` as the wire bytes of ``Game.columns``: merged into a game, they are parsed in C at once, where
     building each card and column message (and copying them into the game) costs most of a reply. A column is
     encoded once and kept: a move changes one column, so the others come from here."""
-    parts = []
-    for col in columns:
-        wire = _column_wire.get(col)
-        if wire is None:
-            if len(_column_wire) >= _WIRE_LIMIT:
-                _column_wire.clear()
-            one = solitaire_pb2.Game(columns=[cards_pb2.Column(cards=[_CARD_PROTOS[c] for c in col])])
-            wire = _column_wire[col] = one.SerializeToString()
-        parts.append(wire)
-    return b"".join(parts)
+    kept = _column_wire.get
+    return b"".join(
+        kept(col)
+        or _keep(
+            _column_wire, col, solitaire_pb2.Game(columns=[cards_pb2.Column(cards=[_CARD_PROTOS[c] for c in col])])
+        )
+        for col in columns
+    )
+
+
+def _legal_moves_wire(moves: tuple[Move, ...]) -> bytes:
+    """``moves`` as the wire bytes of ``Game.legal_moves`` (a draw never naming its card), each encoded once."""
+    kept = _legal_move_wire.get
+    return b"".join(
+        kept(m) or _keep(_legal_move_wire, m, solitaire_pb2.Game(legal_moves=[move_to_proto(m, hide_draw=True)]))
+        for m in moves
+    )
+
+
+def _rules_part(rules: SolitaireRules) -> bytes:
+    """``rules`` as the wire bytes of ``Game.rules``, encoded once per rule set."""
+    return _rules_wire.get(rules) or _keep(_rules_wire, rules, solitaire_pb2.Game(rules=rules_to_proto(rules)))
 
 
 def game_to_proto(snap: GameSnapshot) -> solitaire_pb2.Game:
@@ -227,15 +249,13 @@ def fill_game(msg: solitaire_pb2.Game, snap: GameSnapshot) -> None:
     msg.status = _STATUS[seen.status]
     msg.score = seen.score
     msg.version = game.version
-    msg.MergeFromString(_columns_wire(seen.columns))
+    msg.MergeFromString(_columns_wire(seen.columns) + _legal_moves_wire(seen.legal_moves) + _rules_part(rules))
     msg.pile_top.CopyFrom(_CARD_PROTOS[seen.pile_top])
     msg.pile_count = seen.pile_count
     msg.stock_count = seen.stock_count
-    msg.legal_moves.extend([move_to_proto(m, hide_draw=True) for m in seen.legal_moves])
     msg.elapsed.CopyFrom(_elapsed(snap))
     msg.create_time.CopyFrom(timestamp(game.created_at))
     msg.update_time.CopyFrom(timestamp(game.updated_at))
-    msg.rules.CopyFrom(rules_to_proto(rules))
     msg.moves_played = seen.pile_count - 1
     msg.hints_used = game.hints_used
     msg.undos_used = game.undos_used

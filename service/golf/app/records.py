@@ -7,7 +7,7 @@ an undo (``U``, taking back the latest entry still in effect) or an AutoPlay run
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 
 from golf.engine.cards import Card, parse_cards
@@ -108,6 +108,13 @@ class GameRecord:
     """While this game is in progress no other game may start on its deal (a unique index enforces it)."""
     autoplay_assists: int = 0
     """AutoPlay runs the solver chose (assistance, like a hint)."""
+
+    def copy(self) -> GameRecord:
+        """A shallow copy: ``dataclasses.replace(self)``, several times faster (it is on every move's path)."""
+        return GameRecord(*[getattr(self, name) for name in _GAME_FIELDS])
+
+
+_GAME_FIELDS = tuple(f.name for f in fields(GameRecord))
 
 
 @dataclass(frozen=True, slots=True)

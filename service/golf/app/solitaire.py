@@ -322,7 +322,7 @@ class SolitaireService:
         return state
 
     def _remember(self, game: GameRecord, state: State) -> None:
-        self._games[game.id] = (replace(game), state)
+        self._games[game.id] = (game.copy(), state)
         self._games.move_to_end(game.id)
         if len(self._games) > self.state_cache_size:
             self._games.popitem(last=False)
@@ -332,7 +332,7 @@ class SolitaireService:
         if cached is None:
             return None
         game, state = cached
-        return GameSnapshot(replace(game), await self._deal(uow, game.deal_id), state, self.clock())
+        return GameSnapshot(game.copy(), await self._deal(uow, game.deal_id), state, self.clock())
 
     async def snapshots(self, games: list[GameRecord]) -> list[GameSnapshot]:
         """Snapshots of stored games, loading their deals in one go."""
@@ -498,17 +498,15 @@ class SolitaireService:
         now = self.clock()
         old_version = game.version
         seq = old_version + 1
-        game = replace(
-            game,
-            version=seq,
-            line=change.line,
-            status=change.after.status.value,
-            score=change.after.score,
-            updated_at=now,
-            finished_at=now if change.after.status is not Status.IN_PROGRESS else None,
-            undos_used=game.undos_used + (change.undo_of is not None),
-            autoplay_assists=game.autoplay_assists + change.assisted,
-        )
+        game = game.copy()
+        game.version = seq
+        game.line = change.line
+        game.status = change.after.status.value
+        game.score = change.after.score
+        game.updated_at = now
+        game.finished_at = now if change.after.status is not Status.IN_PROGRESS else None
+        game.undos_used += change.undo_of is not None
+        game.autoplay_assists += change.assisted
         entry = MoveRecord(game_id, seq, change.code, key, now)
         # A move that finishes the game is stored with the game's records, in one transaction begun here (a move
         # alone may be stored by one statement outside any transaction).

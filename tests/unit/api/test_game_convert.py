@@ -1,6 +1,6 @@
-"""``game_to_proto`` and ``fill_game`` (columns merged from cached wire bytes, the game filled in place in a reply)
-give exactly the message the plain construction gives, on whole games of every preset, over or not; and the JSON
-of a reply with its columns and moves memoised is protobuf's ``json_format`` output."""
+"""``game_to_proto`` and ``fill_game`` (columns, legal moves and rules merged from cached wire bytes, the game filled
+in place in a reply) give exactly the message the plain construction gives, on whole games of every preset, over or
+not; and the JSON of a reply with its columns and moves memoised is protobuf's ``json_format`` output."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from golf.adapters.proto_json import memoise, to_json
 from golf.api import convert
 from golf.api.convert import _CARD_PROTOS, _STATUS, fill_game, game_to_proto, move_to_proto, rules_to_proto, timestamp
 from golf.app.records import DealRecord, GameRecord, GameSnapshot, Verdict
+from golf.engine.solitaire.moves import Draw, PlayColumn
 from golf.engine.solitaire.rules import PRESETS
 from golf.engine.solitaire.state import Layout, State, Status
 from golf.engine.solitaire.view import view
@@ -88,7 +89,8 @@ def test_whole_games(preset: str, seed: str, choices: int, verdict: Verdict | No
     deal = DealRecord("d", preset, 1, rules, seed, "golf-shuffle-v1", "c" * 64, Layout.from_seed(rules, seed), T0)
     deal = replace(deal, verdict=verdict)
     if small_cache:
-        convert._column_wire.clear()
+        for cache in (convert._column_wire, convert._legal_move_wire, convert._rules_wire):
+            cache.clear()
     memoise("golf.v1.Column")
     memoise("golf.v1.Move")
     state = State.initial(deal.rules, deal.layout)
@@ -120,6 +122,7 @@ def test_whole_games(preset: str, seed: str, choices: int, verdict: Verdict | No
         version += 1
         if small_cache and len(convert._column_wire) > 4:
             convert._column_wire.clear()  # a cache emptied mid-game (as when full) changes nothing
+            convert._legal_move_wire.clear()
 
 
 def test_column_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,3 +138,26 @@ def test_column_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         assert len(convert._column_wire) <= 3
     empty = solitaire_pb2.Game.FromString(convert._columns_wire(((), (cards[0],))))
     assert len(empty.columns) == 2 and not empty.columns[0].cards
+
+
+def test_legal_move_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(convert, "_WIRE_LIMIT", 3)
+    convert._legal_move_wire.clear()
+    for column in range(10):
+        move = PlayColumn(column, sorted(_CARD_PROTOS)[column])
+        wire = convert._legal_moves_wire((move, Draw()))
+        assert list(solitaire_pb2.Game.FromString(wire).legal_moves) == [
+            move_to_proto(move, hide_draw=True),
+            move_to_proto(Draw(), hide_draw=True),
+        ]
+        assert len(convert._legal_move_wire) <= 3
+
+
+def test_a_game_record_copy_is_replace_without_changes() -> None:
+    game = GameRecord(
+        "g", "d", 3, "won", 0, ["T"], T0, T0, T0, 1, 2, "r", 4, "p", practice=True, holds_deal=True, autoplay_assists=5
+    )
+    copied = game.copy()
+    assert copied == replace(game) and copied is not game
+    copied.version = 4
+    assert game.version == 3
