@@ -218,7 +218,7 @@ async def _never_connect() -> Any:
 async def test_postgres_interrupted_transaction_closes_its_connection() -> None:
     conn = _Interrupted()
     tx = drivers._PgTransaction(None, Outage("x"), GroupCommit(_never_connect, str, lambda err, conn: err))  # type: ignore[arg-type]
-    tx.conn, tx.tx, tx.started = conn, conn.transaction(), True  # type: ignore[assignment]
+    tx.conn, tx.tx = conn, conn.transaction()  # type: ignore[assignment]
     await tx.rollback()  # no InterfaceError in place of what interrupted it
     assert conn.terminated
 

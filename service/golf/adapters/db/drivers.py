@@ -80,7 +80,8 @@ class Driver(Protocol):
     url: str
 
     async def begin(self) -> tuple[Transaction, Any]:
-        """A started transaction and a token to hand back to ``release``."""
+        """The unit of work's transaction (on PostgreSQL its connection and BEGIN come with its first statement) and a
+        token to hand back to ``release``."""
         ...
 
     async def release(self, token: Any) -> None: ...
@@ -204,8 +205,8 @@ class _PgTransaction:
     def __init__(self, pool: _PgPool, outage: Outage, group: GroupCommit) -> None:
         self.pool = pool
         self.conn: asyncpg.Connection[Any] | None = None
-        self.tx: Any = None
-        self.started = False
+        self.tx: asyncpg.transaction.Transaction | None = None
+        """The transaction, once BEGIN is sent (or being sent: interrupted, it still needs ending, see ``rollback``)."""
         self.outage = outage
         self.group = group
 
@@ -228,10 +229,9 @@ class _PgTransaction:
 
     async def _begin(self) -> asyncpg.Connection[Any]:
         conn = await self._conn()
-        if not self.started:
-            self.tx = conn.transaction()
-            self.started = True  # before BEGIN is sent: interrupted, it still needs ending (see ``rollback``)
-            await self.tx.start()
+        if self.tx is None:
+            self.tx = tx = conn.transaction()  # set before BEGIN is sent
+            await tx.start()
         return conn
 
     def release(self) -> None:
@@ -276,7 +276,7 @@ class _PgTransaction:
         return row
 
     async def fetchone_grouped(self, statement: Grouped, *args: Any) -> Row | None:
-        if self.started:
+        if self.tx is not None:
             return await self.fetchone_atomic(statement.one, *args)
         row: Row | None = await self.group.fetchone(statement, args)
         if self.outage.since is not None:
@@ -300,7 +300,7 @@ class _PgTransaction:
         return rows
 
     async def commit(self) -> None:
-        if self.started:
+        if self.tx is not None:
             try:
                 await self.tx.commit()
             except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
@@ -308,7 +308,7 @@ class _PgTransaction:
 
     async def rollback(self) -> None:
         # A lost connection has nothing to roll back: the server ends its transaction when the connection drops.
-        if not self.started or self.conn is None or _closed(self.conn):
+        if self.tx is None or self.conn is None or _closed(self.conn):
             return
         try:
             await self.tx.rollback()

@@ -92,11 +92,13 @@ class GroupCommit:
         self.delay = delay
         """The most seconds the writer lets a batch gather under load (see the module's text); 0: never."""
         self._arrived = 0
+        """Entries handed over since the writer began: one that did not grow during a quiet step ends the gathering."""
         self._shared_at = float("-inf")
+        """``loop.time()`` of the last statement that stored more than one entry (load: batches gather)."""
         self._peak = 0
         """The most entries a statement stored in about the last second: as many requests as came together."""
         self._peak_at = float("-inf")
-        """``loop.time()`` of the last statement that stored more than one entry."""
+        """``loop.time()`` when ``_peak`` was set; older than ``BUSY_SECONDS``, the next statement sets it anew."""
         self._numbered = numbered
         self._failure = failure
         self._conn: asyncpg.Connection[Any] | None = None
