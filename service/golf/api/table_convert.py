@@ -9,7 +9,7 @@ engine move, so ``Table.legal_moves`` entries may be sent back to ``Act`` as the
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -220,10 +220,16 @@ def _json_name(name: str) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _rules_message(rules: GolfRules) -> cg.CardGolfRules:
+    # A map keeps no order (upb's iterates by hash, and clients' decoders may sort it): the ordered lists carry
+    # the order of the rules text, which the commitment covers.
     msg = cg.CardGolfRules(
         values=rules.values,
         special_values=dict(rules.special_values),
         powers={key: _POWER[power] for key, power in rules.powers},
+        ordered_special_values=[
+            cg.CardGolfRules.SpecialValue(code=code, points=points) for code, points in rules.special_values
+        ],
+        ordered_powers=[cg.CardGolfRules.PowerPair(key=key, power=_POWER[power]) for key, power in rules.powers],
     )
     for name in _PLAIN_OPTIONS:
         value = getattr(rules, name)
@@ -247,7 +253,7 @@ def house_rule_rules(rule: HouseRule, base: GolfRules) -> cg.CardGolfRules:
     of the message unset (a house rule changing part of ``values`` or ``special_values`` shows the whole list)."""
     msg = rules_to_proto(rule.apply(base))
     for f in msg.DESCRIPTOR.fields:
-        if f.name not in rule.options:
+        if _ORDERED.get(f.name, f.name) not in rule.options:
             msg.ClearField(f.name)  # type: ignore[arg-type]  # every field name of CardGolfRules
     return msg
 
@@ -280,22 +286,62 @@ def rules_overrides(msg: cg.CardGolfRules, field: str = "rules") -> dict[str, An
         if len(msg.values) != 13:
             raise InvalidArgument(f"{field}.values", f"{field}.values must give 13 values, ace to king")
         out["values"] = tuple(msg.values)
-    if msg.special_values:
-        specials: dict[str, int] = {}
-        for key, points in msg.special_values.items():
-            code = _card_key(key, f"{field}.specialValues", ranks_too=False)
-            if code in specials:
-                raise InvalidArgument(f"{field}.specialValues", f"{field}.specialValues names {code} twice")
-            specials[code] = points
-        out["special_values"] = tuple(sorted(specials.items()))
-    if msg.powers:
-        powers: dict[str, Power] = {}
-        for key, value in msg.powers.items():
-            code = _card_key(key, f"{field}.powers", ranks_too=True)
-            if code in powers:
-                raise InvalidArgument(f"{field}.powers", f"{field}.powers names {code} twice")
-            powers[code] = _back(_POWER, value, f"{field}.powers[{key!r}]")
-        out["powers"] = tuple(sorted(powers.items()))
+    specials = _pairs(
+        f"{field}.specialValues",
+        list(msg.special_values.items()),
+        f"{field}.orderedSpecialValues",
+        [(pair.code, pair.points) for pair in msg.ordered_special_values],
+        lambda points, _where: points,
+        ranks_too=False,
+    )
+    if specials:
+        out["special_values"] = specials
+    powers = _pairs(
+        f"{field}.powers",
+        list(msg.powers.items()),
+        f"{field}.orderedPowers",
+        [(pair.key, pair.power) for pair in msg.ordered_powers],
+        lambda value, where: _back(_POWER, value, where),
+        ranks_too=True,
+    )
+    if powers:
+        out["powers"] = powers
+    return out
+
+
+_ORDERED = {"ordered_special_values": "special_values", "ordered_powers": "powers"}
+"""The ordered list of each map of the rules, by field name: the map's option."""
+
+
+def _pairs(
+    field: str,
+    mapped: list[tuple[str, T]],
+    ordered_field: str,
+    ordered: list[tuple[str, T]],
+    value_of: Callable[[T, str], Any],
+    *,
+    ranks_too: bool,
+) -> tuple[tuple[str, Any], ...]:
+    """The pairs of a map option (``specialValues``, ``powers``) a request set, keys as the engine writes them: from
+    the map sorted by key, or from its ordered list in the list's order (both given: they must hold the same pairs).
+    Empty when neither is set."""
+    from_map = _keyed(field, mapped, value_of, ranks_too)
+    from_list = _keyed(ordered_field, ordered, value_of, ranks_too)
+    if from_map and from_list and from_map != from_list:
+        raise InvalidArgument(ordered_field, f"{ordered_field} and {field} must hold the same pairs when both are set")
+    return tuple(from_list.items()) if from_list else tuple(sorted(from_map.items()))
+
+
+def _keyed(
+    field: str, pairs: list[tuple[str, T]], value_of: Callable[[T, str], Any], ranks_too: bool
+) -> dict[str, Any]:
+    """``pairs`` by key written as the engine writes it, in their order; a key given twice is refused."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        code = _card_key(key, field, ranks_too=ranks_too)
+        if code in out:
+            raise InvalidArgument(field, f"{field} names {code} twice")
+        out[code] = value_of(value, f"{field}[{key!r}]")
     return out
 
 
