@@ -12,7 +12,17 @@ from golf.app.errors import InvalidArgument
 from golf.app.identity import PlayerRecord
 from golf.app.players import SignedIn
 from golf.app.quoting import shown
-from golf.app.records import AUTOPLAY, UNDO, DealRecord, GameFilter, GameSnapshot, MoveRecord, RoundFilter, action_moves
+from golf.app.records import (
+    AUTOPLAY,
+    UNDO,
+    DealRecord,
+    GameFilter,
+    GameSnapshot,
+    MoveRecord,
+    RoundFilter,
+    Unranked,
+    action_moves,
+)
 from golf.app.rounds import RoundSnapshot
 from golf.engine.cards import Card
 from golf.engine.solitaire.difficulty import Difficulty
@@ -47,6 +57,11 @@ _SEED_SOURCE = {
     "pysol": solitaire_pb2.SEED_SOURCE_PYSOL,
 }
 _STATUS_BACK = {v: k.value for k, v in _STATUS.items()}
+UNRANKED = {
+    Unranked.PRACTICE: solitaire_pb2.UNRANKED_REASON_PRACTICE,
+    Unranked.STOCK_SEEN: solitaire_pb2.UNRANKED_REASON_STOCK_DRAW_UNDONE,
+}
+"""Why a game or a record counts for no board, on the wire (``Game.unranked_reason``, ``HistoryEntry``)."""
 # Built once: converting cards is the hot path of every response.
 _CARD_PROTOS = {
     Card(rank, suit): cards_pb2.Card(rank=rank, suit=suit + 1, code=Card(rank, suit).code)  # type: ignore[arg-type]
@@ -264,6 +279,10 @@ def fill_game(msg: solitaire_pb2.Game, snap: GameSnapshot) -> None:
     msg.player_id = game.owner_id
     msg.practice = game.practice
     msg.autoplay_assists = game.autoplay_assists
+    unranked = game.unranked
+    msg.ranked = unranked is None
+    if unranked is not None:
+        msg.unranked_reason = UNRANKED[unranked]
     left = rules.undos_left(game.undos_used)
     if left is not None:
         msg.undos_left = left

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from google.protobuf.duration_pb2 import Duration
 
-from golf.api.convert import DIFFICULTIES, time_range, timestamp
+from golf.api.convert import DIFFICULTIES, UNRANKED, time_range, timestamp
 from golf.api.rpc import CallContext, Rpc
 from golf.app.boards import RATING_BOARD, Period
 from golf.app.history import Family, HistoryFilter, PlayedRecord, RecordKind, Result
@@ -64,6 +64,7 @@ def history_entry_to_proto(record: PlayedRecord) -> pb.HistoryEntry:
         finish_time=timestamp(record.finished_at),
         deal_id=record.deal_id or "",
         unrated=not record.rated,
+        unranked_reason=UNRANKED[record.unranked] if record.unranked is not None else 0,
     )
 
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
+from golf.app.records import Unranked
+
 
 class RecordKind(Enum):
     GAME = "game"
@@ -54,13 +56,15 @@ class PlayedRecord:
     started_at: datetime
     finished_at: datetime
     rated: bool
-    """Counts for the boards: a scored (not practice) game, a round, a rated match."""
+    """Counts for the boards: a scored game (``unranked`` None), a round of such games, a rated match."""
     par: int | None = None
     place: int | None = None
     players: int | None = None
     deal_id: str | None = None
     id: int = 0
     """The row's number, in commit order per player (0 before it is stored)."""
+    unranked: Unranked | None = None
+    """Why a game or round is not ``rated`` (None for a match, and for rows stored before reasons were)."""
 
 
 @dataclass(frozen=True, slots=True)

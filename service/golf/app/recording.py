@@ -93,8 +93,9 @@ class RecordKeeper:
             took,
             game.created_at,
             finished,
-            not game.practice,
+            game.unranked is None,
             deal_id=game.deal_id,
+            unranked=game.unranked,
         )
         records = [played]
         entries: list[BoardEntry] = []
@@ -108,7 +109,7 @@ class RecordKeeper:
         if round_ is not None and game.hole == round_.holes:
             total = await self._round_record(uow, round_, issuer, finished)
             records.append(total)
-            for period in Period:
+            for period in Period if total.rated else ():
                 entries.append(
                     score_entry(
                         rounds_board(round_.holes, round_.preset, period, finished),
@@ -129,6 +130,8 @@ class RecordKeeper:
     ) -> PlayedRecord:
         games = await uow.repo.round_games(round_.id)  # this transaction's change to the last hole included
         total = sum(g.score for g in games)
+        # A hole that counts for no board (a stock draw undone) takes its round off the ROUNDS boards too.
+        unranked = next((g.unranked for g in games if g.unranked is not None), None)
         return PlayedRecord(
             round_.owner_id,
             issuer,
@@ -145,8 +148,9 @@ class RecordKeeper:
             duration_ms(round_.created_at, finished),
             round_.created_at,
             finished,
-            all(not g.practice for g in games),
+            unranked is None,
             par=round_.par,
+            unranked=unranked,
         )
 
     async def _keep_best(self, uow: UnitOfWork, entries: list[BoardEntry]) -> None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from enum import Enum
 
 from golf.engine.cards import Card, parse_cards
-from golf.engine.solitaire.moves import Move, parse_move
+from golf.engine.solitaire.moves import Draw, Move, parse_move
 from golf.engine.solitaire.rules import SolitaireRules
 from golf.engine.solitaire.state import Layout, State
 
@@ -40,6 +41,12 @@ def action_moves(code: str) -> list[Move]:
     if code.startswith(AUTOPLAY):
         return [parse_move(c) for c in code[len(AUTOPLAY) :].split("+")]
     return [parse_move(code)]
+
+
+def shows_stock(code: str) -> bool:
+    """Whether undoing the entry ``code`` shows the player a stock card: the entry turned one (a draw, or an
+    AutoPlay run with a draw in it), so after the undo the player knows what the stock holds next."""
+    return code != UNDO and any(isinstance(m, Draw) for m in action_moves(code))
 
 
 def effective(codes: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -83,6 +90,15 @@ class DealRecord:
     played), ``client`` or ``pysol`` (public by nature)."""
 
 
+class Unranked(Enum):
+    """Why a solitaire game counts for no board (DEAL, DAILY_DEAL) and its round for no ROUNDS board."""
+
+    PRACTICE = "practice"
+    """Not the owner's first game on its deal."""
+    STOCK_SEEN = "stock_seen"
+    """An undo took back a stock draw: the player saw a stock card and could play the deal again knowing it."""
+
+
 @dataclass(slots=True)
 class GameRecord:
     """A game row. ``line`` is the log entries in effect, as codes."""
@@ -108,6 +124,17 @@ class GameRecord:
     """While this game is in progress no other game may start on its deal (a unique index enforces it)."""
     autoplay_assists: int = 0
     """AutoPlay runs the solver chose (assistance, like a hint)."""
+    stock_seen: bool = False
+    """An undo took back a stock draw (``shows_stock``): the game counts for no board (``unranked``)."""
+
+    @property
+    def unranked(self) -> Unranked | None:
+        """Why the game counts for no board, or None when it does (practice first: it never could)."""
+        if self.practice:
+            return Unranked.PRACTICE
+        if self.stock_seen:
+            return Unranked.STOCK_SEEN
+        return None
 
     def copy(self) -> GameRecord:
         """A shallow copy: ``dataclasses.replace(self)``, several times faster (it is on every move's path)."""

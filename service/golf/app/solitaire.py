@@ -45,6 +45,7 @@ from golf.app.records import (
     autoplay_code,
     effective,
     replay_line,
+    shows_stock,
 )
 from golf.engine.solitaire.autoplay import AutoRun
 from golf.engine.solitaire.difficulty import Difficulty
@@ -66,6 +67,8 @@ class _Change:
     line: list[str]
     made: tuple[Move, ...]
     undo_of: int | None = None
+    shows_stock: bool = False
+    """An undo that takes back a stock draw: the player has seen a stock card (``GameRecord.stock_seen``)."""
     assisted: bool = False
     """The change was chosen by the solver (an assisted AutoPlay run)."""
 
@@ -383,7 +386,11 @@ class SolitaireService:
     async def undo(
         self, caller: Caller, game_id: str, idempotency_key: str, expected_version: int | None = None
     ) -> GameSnapshot:
-        """Take back the latest entry in effect (a move or a whole AutoPlay run), as the rules' policy allows."""
+        """Take back the latest entry in effect (a move or a whole AutoPlay run), as the rules' policy allows.
+
+        Taking back a stock draw is allowed as the policy says, but the player has then seen a stock card they could
+        play the deal again knowing: the game is marked ``stock_seen`` in the undo's own write, and counts for no
+        board or round ranking (``golf.app.recording``)."""
 
         async def plan(uow: UnitOfWork, snap: GameSnapshot) -> _Change:
             if snap.state.status is not Status.IN_PROGRESS:
@@ -394,7 +401,8 @@ class SolitaireService:
             log = await uow.repo.get_moves(snap.game.id)
             undone_seq, _ = effective([(m.seq, m.code) for m in log])[-1]
             line = snap.game.line[:-1]
-            return _Change(UNDO, replay_line(snap.deal, line), line, (), undo_of=undone_seq)
+            after = replay_line(snap.deal, line)
+            return _Change(UNDO, after, line, (), undo_of=undone_seq, shows_stock=shows_stock(snap.game.line[-1]))
 
         return await self._change(caller, game_id, UNDO, idempotency_key, expected_version, plan)
 
@@ -506,6 +514,7 @@ class SolitaireService:
         game.updated_at = now
         game.finished_at = now if change.after.status is not Status.IN_PROGRESS else None
         game.undos_used += change.undo_of is not None
+        game.stock_seen = game.stock_seen or change.shows_stock
         game.autoplay_assists += change.assisted
         entry = MoveRecord(game_id, seq, change.code, key, now)
         # A move that finishes the game is stored with the game's records, in one transaction begun here (a move
@@ -545,6 +554,7 @@ class SolitaireService:
             updated_at=stored.created_at,
             finished_at=stored.created_at if over else None,
             undos_used=sum(m.code == UNDO for m in log),
+            stock_seen=_stock_seen(log, stored.seq),
         )
         made = () if stored.code == UNDO else tuple(action_moves(stored.code))
         return GameSnapshot(at, deal, state, stored.created_at, made, replayed=True)
@@ -604,6 +614,11 @@ class SolitaireService:
             else:
                 return move, await self.get_game(caller, game_id), False
         return parse_move(stored.code), await self.get_game(caller, game_id), True
+
+
+def _stock_seen(log: list[MoveRecord], seq: int) -> bool:
+    """Whether an undo up to entry ``seq`` of ``log`` took back a stock draw (the game's ``stock_seen`` then)."""
+    return any(m.undone_by is not None and m.undone_by <= seq and shows_stock(m.code) for m in log)
 
 
 class _LostRace(Exception):

@@ -59,6 +59,12 @@ def plain_game(snap: GameSnapshot) -> solitaire_pb2.Game:
         player_id=game.owner_id,
         practice=game.practice,
         autoplay_assists=game.autoplay_assists,
+        ranked=not (game.practice or game.stock_seen),
+        unranked_reason=solitaire_pb2.UNRANKED_REASON_PRACTICE
+        if game.practice
+        else solitaire_pb2.UNRANKED_REASON_STOCK_DRAW_UNDONE
+        if game.stock_seen
+        else solitaire_pb2.UNRANKED_REASON_UNSPECIFIED,
     )
     left = snap.deal.rules.undos_left(game.undos_used)
     if left is not None:
@@ -102,6 +108,7 @@ def test_whole_games(preset: str, seed: str, choices: int, verdict: Verdict | No
             "g", "d", version, state.status.value, state.score, [], T0, at, at if over else None,
             hints_used=version % 3, undos_used=version % 2, round_id="r" if version % 2 else None,
             hole=version % 4 or None, owner_id="p", practice=bool(version % 2), autoplay_assists=version % 5,
+            stock_seen=version % 3 == 1,
         )  # fmt: skip
         snap = GameSnapshot(game, deal, state, T0 + timedelta(seconds=version + 0.5))
         expected = plain_game(snap)

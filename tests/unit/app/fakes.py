@@ -173,6 +173,7 @@ class FakeRepository:
             finished_at=game.finished_at,
             undos_used=game.undos_used,
             autoplay_assists=game.autoplay_assists,
+            stock_seen=game.stock_seen,
         )
         return current.hints_used
 

@@ -11,11 +11,11 @@ from golf.adapters.db.drivers import Row, Transaction
 from golf.adapters.db.rows import marks, verdict, when
 from golf.app.boards import BoardEntry, BoardRows
 from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord, RecordKind, Result
-from golf.app.records import Verdict
+from golf.app.records import Unranked, Verdict
 
 _RECORD_COLUMNS = (
     "player_id, issuer, kind, record_id, lead, preset, result, score, holes, moves, hints, undos, duration_ms, "
-    "started_at, finished_at, rated, par, place, players, deal_id"
+    "started_at, finished_at, rated, par, place, players, deal_id, unranked"
 )
 _ENTRY_COLUMNS = (
     "board, player_id, issuer, k1, k2, k3, reached_at, qualifier, record_id, score, duration_ms, assists, "
@@ -60,6 +60,7 @@ def _record(row: Row) -> PlayedRecord:
         row["players"],
         row["deal_id"],
         row["id"],
+        Unranked(row["unranked"]) if row["unranked"] is not None else None,
     )
 
 
@@ -125,7 +126,7 @@ class SqlRecordStore:
                 f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES ({marks(_RECORD_COLUMNS)})",
                 r.player_id, r.issuer, r.kind.value, r.record_id, r.lead, r.preset, r.result.value, r.score,
                 r.holes, r.moves, r.hints, r.undos, r.duration_ms, r.started_at, r.finished_at, r.rated, r.par,
-                r.place, r.players, r.deal_id,
+                r.place, r.players, r.deal_id, r.unranked.value if r.unranked is not None else None,
             )  # fmt: skip
 
     async def get_board_entries(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], BoardEntry]:

@@ -35,7 +35,7 @@ _DEAL_COLUMNS = (
 )
 _GAME_COLUMNS = (
     "id, deal_id, version, status, score, line, created_at, updated_at, finished_at, hints_used, undos_used, "
-    "round_id, hole, owner_id, practice, holds_deal, autoplay_assists"
+    "round_id, hole, owner_id, practice, holds_deal, autoplay_assists, stock_seen"
 )
 _MOVE_COLUMNS = "game_id, seq, code, idempotency_key, created_at, undone_by"
 _ROUND_COLUMNS = "id, preset, rules, holes, par, winnable_only, difficulty, created_at, owner_id"
@@ -44,7 +44,7 @@ _TOKEN_COLUMNS = "id, player_id, token_hash, created_at, expires_at, revoked_at"
 
 _GAME_UPDATE = (
     "version = ?, status = ?, score = ?, line = ?, updated_at = ?, finished_at = ?, undos_used = ?, "
-    "autoplay_assists = ?"
+    "autoplay_assists = ?, stock_seen = ?"
 )
 
 
@@ -99,13 +99,13 @@ _MANY_CHANGES = """
 WITH d AS (
     SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[],
         $8::int[], $9::text[], $10::int[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::int[],
-        $15::int[], $16::text[], $17::int[]) WITH ORDINALITY
+        $15::int[], $16::bool[], $17::text[], $18::int[]) WITH ORDINALITY
         AS d(game_id, seq, code, idempotency_key, created_at, undo_game_id, undo_of, version, status, score, line,
-             updated_at, finished_at, undos_used, autoplay_assists, id, expected, entry)
+             updated_at, finished_at, undos_used, autoplay_assists, stock_seen, id, expected, entry)
 ), game AS (
     UPDATE games SET version = d.version, status = d.status, score = d.score, line = d.line,
         updated_at = d.updated_at, finished_at = d.finished_at, undos_used = d.undos_used,
-        autoplay_assists = d.autoplay_assists
+        autoplay_assists = d.autoplay_assists, stock_seen = d.stock_seen
     FROM d WHERE games.id = d.id AND games.version = d.expected
     RETURNING d.entry, games.hints_used
 ), stored AS (
@@ -137,7 +137,7 @@ def _game_update_args(game: GameRecord, expected_version: int) -> tuple[Any, ...
     """The values of ``_GAME_UPDATE``, then the game id and the version it must still be at."""
     line = ",".join(game.line)
     return (game.version, game.status, game.score, line, game.updated_at, game.finished_at, game.undos_used,
-            game.autoplay_assists, game.id, expected_version)  # fmt: skip
+            game.autoplay_assists, game.stock_seen, game.id, expected_version)  # fmt: skip
 
 
 def _deal(row: Row) -> DealRecord:
@@ -177,6 +177,7 @@ def _game(row: Row) -> GameRecord:
         practice=bool(row["practice"]),
         holds_deal=bool(row["holds_deal"]),
         autoplay_assists=row["autoplay_assists"],
+        stock_seen=bool(row["stock_seen"]),
     )
 
 
@@ -310,6 +311,7 @@ class SqlRepository:
                 game.practice,
                 game.holds_deal,
                 game.autoplay_assists,
+                game.stock_seen,
             )
         except UniqueViolation as err:
             raise AlreadyStored(_constraint(err)) from err

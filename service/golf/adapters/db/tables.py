@@ -117,6 +117,8 @@ class GameRow(SQLModel, table=True):
     practice: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     holds_deal: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     autoplay_assists: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    stock_seen: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    """An undo took back a stock draw: the game counts for no board (``GameRecord.stock_seen``)."""
 
 
 class MoveRow(SQLModel, table=True):
@@ -357,6 +359,8 @@ class RecordRow(SQLModel, table=True):
     finished_at: datetime = Field(sa_column=_when())
     deal_id: str | None = Field(default=None, max_length=36, nullable=True)
     rated: bool
+    unranked: str | None = Field(default=None, max_length=16, nullable=True)
+    """Why a game or round that is not ``rated`` counts for no board (``golf.app.records.Unranked``)."""
 
 
 class BoardEntryRow(SQLModel, table=True):
