@@ -411,7 +411,8 @@ class SolitaireService:
     ) -> GameSnapshot:
         """Play the longest run of column cards that fits, without drawing; keep the game winnable when it is.
 
-        A run the solver chose counts as assistance on the game (``autoplay_assists``), like a hint."""
+        A run the solver chose counts as assistance on the game (``autoplay_assists``), like a hint. When every
+        card that fits would throw a win away, nothing is played: the request is refused (``NOTHING_TO_PLAY``)."""
         _check_key(idempotency_key)
         for _ in range(_RACE_ATTEMPTS):
             async with self.uow() as uow:
@@ -432,7 +433,7 @@ class SolitaireService:
                 if now.game.version != seen:
                     raise _Replan
                 if not run.moves:
-                    raise IllegalMove(Refusal.NOTHING_TO_PLAY, "no column card fits on the pile")
+                    raise IllegalMove(Refusal.NOTHING_TO_PLAY, _STOPPED if run.solver_chose else _NOTHING_FITS)
                 code = autoplay_code(run.moves)
                 after = now.state.replay(list(run.moves))
                 return _Change(code, after, [*now.game.line, code], run.moves, assisted=run.solver_chose)
@@ -623,6 +624,10 @@ def _stock_seen(log: list[MoveRecord], seq: int) -> bool:
 
 class _LostRace(Exception):
     """Another writer saved the game first; the transaction is rolled back and the change tried again."""
+
+
+_NOTHING_FITS = "no column card fits on the pile"
+_STOPPED = "every column card that fits would lose a game that can still be won: turn a stock card"
 
 
 class _Replan(Exception):
