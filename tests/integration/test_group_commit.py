@@ -272,7 +272,9 @@ async def test_moves_of_several_games_stored_together_each_at_its_version(pg_dat
         assert [m.seq for m in await service.list_moves(PLAYER, game.id)] == [1]
 
 
-async def test_an_undo_stored_with_other_moves_marks_the_entry_it_takes_back(pg_database: Database) -> None:
+async def test_an_undo_stored_with_other_moves_marks_the_entry_it_takes_back_and_its_game(
+    pg_database: Database,
+) -> None:
     service = services(pg_database)
     first = (await service.create_game(PLAYER, winnable_only=False)).game
     other = (await service.create_game(PLAYER, winnable_only=False)).game
@@ -282,7 +284,8 @@ async def test_an_undo_stored_with_other_moves_marks_the_entry_it_takes_back(pg_
     assert isinstance(driver, PostgresDriver)
     before = driver.group.batches
     undo = MoveRecord(first.id, 2, "U", "undo", now())
-    taken_back = replace(at, version=2, line=[], undos_used=1, updated_at=now())
+    # The draw taken back showed a stock card: the batch writes the game's stock_seen too (its own column).
+    taken_back = replace(at, version=2, line=[], undos_used=1, updated_at=now(), stock_seen=True)
     outcomes = await asyncio.gather(
         _record(pg_database, undo, taken_back, 1, 1),
         _record(pg_database, MoveRecord(other.id, 1, "T", "d", now()), replace(other, version=1, line=["T"]), 0, None),
@@ -291,3 +294,5 @@ async def test_an_undo_stored_with_other_moves_marks_the_entry_it_takes_back(pg_
     assert driver.group.batches - before == 1
     log = await service.list_moves(PLAYER, first.id)
     assert [(m.seq, m.undone_by) for m in log] == [(1, 2), (2, None)]
+    assert (await service.get_game(PLAYER, first.id)).game.stock_seen
+    assert not (await service.get_game(PLAYER, other.id)).game.stock_seen

@@ -12,6 +12,7 @@ from golf.app.history import Family, HistoryFilter, PlayedRecord, RecordKind, Re
 from golf.app.record_queries import BoardKind, BoardQuery, DealReport, Ranked, RecordQueries
 from golf.engine.solitaire.difficulty import Difficulty
 from golf.v1 import record_service_pb2 as pb
+from golf.v1 import solitaire_pb2
 
 SERVICE = pb.DESCRIPTOR.services_by_name["RecordService"].full_name
 
@@ -22,6 +23,7 @@ KINDS = {
 }
 RESULTS = {Result.WON: pb.RECORD_RESULT_WON, Result.LOST: pb.RECORD_RESULT_LOST, Result.DRAWN: pb.RECORD_RESULT_DRAWN}
 _RESULTS_BACK = {v: k for k, v in RESULTS.items()}
+_NOT_UNRANKED = solitaire_pb2.UNRANKED_REASON_UNSPECIFIED
 FAMILIES = {pb.GAME_FAMILY_SOLITAIRE: Family.SOLITAIRE, pb.GAME_FAMILY_CARD_GOLF: Family.CARD_GOLF}
 _BOARDS = {
     pb.LEADERBOARD_KIND_DEAL: BoardKind.DEAL,
@@ -64,7 +66,7 @@ def history_entry_to_proto(record: PlayedRecord) -> pb.HistoryEntry:
         finish_time=timestamp(record.finished_at),
         deal_id=record.deal_id or "",
         unrated=not record.rated,
-        unranked_reason=UNRANKED[record.unranked] if record.unranked is not None else 0,
+        unranked_reason=_NOT_UNRANKED if record.unranked is None else UNRANKED[record.unranked],
     )
 
 
