@@ -152,7 +152,9 @@ def build(settings: Settings) -> Container:
     table_rpcs = TableHandlers(tables).rpcs() + watch_rpcs(events) + WebhookHandlers(webhooks).rpcs()
     queries = RecordQueries(database, utc_now, frozenset(settings.private_issuers))
     record_rpcs = RecordHandlers(queries).rpcs() + ReplayHandlers(ReplayService(database, services.games)).rpcs()
-    record_rpcs += ExportHandlers(Exporter(database, SqlRecordIndex(database), settings.private_issuers)).rpcs()
+    record_rpcs += ExportHandlers(
+        Exporter(database, SqlRecordIndex(database), settings.private_issuers, clock=utc_now)
+    ).rpcs()
     rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs() + table_rpcs + record_rpcs)
     return Container(
         database,

@@ -35,6 +35,7 @@ from golf.engine.solitaire.state import Layout
 from tests.unit.app.fakes import FakeStore
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+DAY_END = datetime(2026, 3, 2, tzinfo=UTC)
 P1, P2, P3 = (str(uuid.UUID(int=n)) for n in (1, 2, 3))
 
 
@@ -442,10 +443,10 @@ async def test_deal_use_knows_daily_deals(database: UnitOfWorkFactory) -> None:
     deal = deal_record(seed_source="client")
     await store(database, deal, game_record(deal.id, P1, practice=True, status="won"))
     async with database() as uow:
-        await uow.repo.daily_add("2026-03-01", "wrap", deal.id)
+        await uow.repo.daily_add("2026-03-01", "wrap", deal.id, DAY_END)
         await uow.commit()
     async with database() as uow:
-        assert await uow.repo.deal_use(deal.id, P1) == DealUse(held=False, owner_games=1, daily=True)
+        assert await uow.repo.deal_use(deal.id, P1) == DealUse(held=False, owner_games=1, daily=True, closed_at=DAY_END)
         assert await uow.repo.get_deal(deal.id) == deal  # seed_source read back
 
 

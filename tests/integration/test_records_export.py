@@ -3,7 +3,7 @@ records rows the finishing moves wrote (or, where a test needs rows of its own, 
 
 Covered: finished games and matches round-trip through ``golf verify``'s checks; the filters (since, until, player,
 preset, family, max); keyset pages over more rows than a page; who may export what (a private table's match, a game
-whose deal another game is playing, a private portal's players); nothing of an unfinished game or match."""
+whose deal is in play, a private portal's players); nothing of an unfinished game or match."""
 
 from __future__ import annotations
 
@@ -70,8 +70,20 @@ async def export(
     world: World, caller: Caller, private_issuers: tuple[str, ...] = (), **filters: object
 ) -> list[rpb.Record]:
     query = ExportQuery.build(caller.player_id, caller.issuer, **filters)  # type: ignore[arg-type]
-    exporter = Exporter(world.db, SqlRecordIndex(world.db), private_issuers)
+    exporter = Exporter(world.db, SqlRecordIndex(world.db), private_issuers, clock=world.clock)
     return [record_to_proto(item) async for item in exporter.export(query)]
+
+
+async def close_deal(world: World, game_id: str, ago: timedelta = timedelta(days=1)) -> None:
+    """Close the deal of ``game_id`` ``ago`` (as the day of a daily deal ends, or a pool deal leaves the pool):
+    once no ranked game on it is in progress, its games are anyone's to export (``golf.app.reveals``)."""
+    async with world.db() as uow:
+        await uow.repo.tx.execute(
+            "UPDATE deals SET closed_at = ? WHERE id = (SELECT deal_id FROM games WHERE id = ?)",
+            world.clock.now - ago,
+            game_id,
+        )
+        await uow.commit()
 
 
 async def ensure_rows(
@@ -115,10 +127,16 @@ async def add_row(
         await uow.commit()
 
 
-async def finished_game(world: World, caller: Caller, seed: str, preset: str = "standard") -> str:
+async def finished_game(
+    world: World, caller: Caller, seed: str, preset: str = "standard", *, out_of_play: bool = True
+) -> str:
+    """A finished game of ``caller``'s, its deal closed a day ago unless ``out_of_play`` is false (a deal made
+    from a seed may be started by its id for good: its games would be their players' only)."""
     snap = await finish_game(world.services, caller, seed, preset)
     assert snap.game.finished_at is not None
     await ensure_rows(world.db, GAME, snap.game.id, [caller.player_id], snap.game.finished_at, snap.deal.preset)
+    if out_of_play:
+        await close_deal(world, snap.game.id)
     return snap.game.id
 
 
@@ -179,7 +197,7 @@ async def test_pages_follow_the_keyset_over_more_rows_than_a_page(world: World) 
     for n in range(450):
         await add_row(world.db, GAME, game, str(uuid.UUID(int=1000 + n)), base + timedelta(seconds=n // 2))
     index = CountingIndex(world.db)
-    exporter = Exporter(world.db, index)
+    exporter = Exporter(world.db, index, clock=world.clock)
     stream = exporter.export(ExportQuery.build(CAT.player_id))
     first = await anext(stream)
     assert first.index.record_id == game and len(index.pages) == 1  # one page read for the first record
@@ -188,7 +206,7 @@ async def test_pages_follow_the_keyset_over_more_rows_than_a_page(world: World) 
     keys = [(i.index.finished_at, i.index.id) for i in [first, *rest]]
     assert keys == sorted(keys) and len(set(keys)) == 451
     assert [(limit, got) for _, limit, got in index.pages] == [(200, 200), (200, 200), (200, 51)]
-    limited = Exporter(world.db, CountingIndex(world.db))
+    limited = Exporter(world.db, CountingIndex(world.db), clock=world.clock)
     assert len([i async for i in limited.export(ExportQuery.build(CAT.player_id, max_records=250))]) == 250
 
 
@@ -201,12 +219,17 @@ async def test_a_private_match_goes_to_its_seated_players_only(world: World) -> 
     assert "join_code" not in records[0].table_options and '"listed":false' in records[0].table_options
 
 
-async def test_a_game_is_held_back_while_another_game_plays_its_deal(world: World) -> None:
-    game = await finished_game(world, ANN, "shared-deal")
+async def test_a_game_is_held_back_while_its_deal_is_in_play(world: World) -> None:
+    game = await finished_game(world, ANN, "shared-deal", out_of_play=False)
+    assert [r.id for r in await export(world, ANN)] == [game]  # its player has it at once
+    assert await export(world, CAT) == []  # its deal may still be dealt to Cat
     snap = await world.services.games.get_game(ANN, game)
     other = await world.services.games.create_game(BOB, snap.deal.id, winnable_only=False)
-    assert not other.finished
-    assert await export(world, CAT) == []  # its seed would show Bob's stock
+    assert not other.finished and not other.game.practice
+    await close_deal(world, game, ago=timedelta(seconds=29))  # closed, but within the grace
+    assert await export(world, CAT) == []
+    await close_deal(world, game)
+    assert await export(world, CAT) == []  # closed, but its seed would show Bob's stock
     text = b"".join(to_json(r) for r in await export(world, BOB))
     assert b"shared-deal" not in text
     while not other.finished:

@@ -18,7 +18,7 @@ from golf.app.dealing import DealSettings
 from golf.app.errors import Conflict
 from golf.app.identity import AccessToken, Caller
 from golf.app.ports import DuplicateMove
-from golf.app.records import MoveRecord
+from golf.app.records import DealStanding, MoveRecord
 from golf.app.services import Services, build_services
 from golf.app.solitaire import SolitaireService
 from golf.app.solving import InlineSolver
@@ -26,6 +26,7 @@ from golf.engine.solitaire.moves import Draw
 from golf.engine.solitaire.state import Status
 
 PLAYER = Caller("00000000-0000-0000-0000-000000000001")
+EVICTED = datetime(2026, 3, 2, 8, 30, tzinfo=UTC)
 
 
 def now() -> datetime:
@@ -209,10 +210,14 @@ async def test_the_pool_deals_the_least_dealt_first_and_evicts_the_most_dealt(da
     async with database() as uow:
         assert await uow.repo.pool_take("wrap", "hard", PLAYER.player_id) is None
         assert await uow.repo.pool_counts("wrap", "easy") == (0, 3)
-        await uow.repo.pool_evict("wrap", "easy")  # deals[0] was dealt twice
+        await uow.repo.pool_evict("wrap", "easy", EVICTED)  # deals[0] was dealt twice
         await uow.commit()
     async with database() as uow:
         assert await uow.repo.pool_counts("wrap", "easy") == (0, 2)
+        # The deal that left the pool is closed (never dealt fresh again); the others are not.
+        assert await uow.repo.deal_standing(deals[0].id) == DealStanding(closed_at=EVICTED, ranked_in_play=False)
+        assert await uow.repo.deal_standing(deals[1].id) == DealStanding(closed_at=None, ranked_in_play=False)
+        assert await uow.repo.deal_standing("no-such-deal") is None
         assert await uow.repo.pool_take("wrap", "easy", PLAYER.player_id) == deals[1].id
 
 

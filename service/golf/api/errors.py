@@ -12,6 +12,7 @@ from golf.api.table_convert import table_to_proto
 from golf.app.errors import (
     AppError,
     Conflict,
+    DealInPlay,
     DealUnavailable,
     IdempotencyKeyReused,
     InvalidArgument,
@@ -212,6 +213,9 @@ def to_api_error(err: AppError) -> ApiError:
         return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)
     if isinstance(err, RoundOver):
         body = errors_pb2.Error(reason=R.ERROR_REASON_ROUND_OVER, message=err.message)
+        return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)
+    if isinstance(err, DealInPlay):
+        body = errors_pb2.Error(reason=R.ERROR_REASON_DEAL_IN_PLAY, message=err.message)
         return ApiError(body, grpc.StatusCode.FAILED_PRECONDITION, 409)
     if isinstance(err, NotFinished):
         body = errors_pb2.Error(reason=R.ERROR_REASON_NOT_FINISHED, message=err.message)

@@ -8,7 +8,7 @@ import logging
 import re
 import uuid
 from dataclasses import dataclass, fields, replace
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from golf.app.errors import DealUnavailable, InvalidArgument, StorageUnavailable
@@ -27,6 +27,11 @@ DAILY_HISTORY_DAYS = 366
 RULE_FIELDS = frozenset(f.name for f in fields(SolitaireRules))
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 log = logging.getLogger("golf.dealing")
+
+
+def day_end(day: date) -> datetime:
+    """When a daily deal of ``day`` closes: the end of its UTC day (``golf.app.reveals``)."""
+    return datetime.combine(day + timedelta(days=1), time(), UTC)
 
 
 def resolve_rules(preset: str, overrides: dict[str, Any]) -> tuple[str, SolitaireRules]:
@@ -165,7 +170,8 @@ class Dealer:
         """The deal of ``day`` (YYYY-MM-DD, UTC) for ``preset``: winnable, the same for every player.
 
         It is a fresh deal taken out of the pool for good (or searched now), so it is never dealt as an ordinary
-        game: nobody can have seen it before the day's players."""
+        game: nobody can have seen it before the day's players. It closes at the day's end: games started on it
+        later are practice, and its stock is shown to all once its last ranked game is over."""
         # Only the form the contract names: Python would also take 20261101 and 2026-W48-1.
         if not _DAY.fullmatch(day):
             raise InvalidArgument("date", "date is required, as YYYY-MM-DD (a UTC day)")
@@ -197,7 +203,7 @@ class Dealer:
             deal = await self._search(name, rules, None, player_id)
         async with self.uow() as uow:
             try:
-                await uow.repo.daily_add(key, name, deal.id)
+                await uow.repo.daily_add(key, name, deal.id, day_end(when))
                 await uow.commit()
                 return deal
             except AlreadyStored:
@@ -242,7 +248,7 @@ class Dealer:
             deal = self.record(preset, rules, seed, ALGORITHM, Layout.from_seed(rules, seed), verdict=verdict)
             async with self.uow() as uow:
                 if total >= self.settings.pool_library:
-                    await uow.repo.pool_evict(preset, level.value)
+                    await uow.repo.pool_evict(preset, level.value, self.clock())
                 await uow.repo.add_deal(deal)
                 await uow.repo.pool_add(preset, level.value, deal.id)
                 await uow.commit()

@@ -62,6 +62,11 @@ class NotFinished(AppError):
     round or match is replayed (its last step reveals what play still hides)."""
 
 
+class DealInPlay(AppError):
+    """Another player's finished game whose deal is still in play (``golf.app.reveals``): its seed, stock, log and
+    replay would show cards of a stock someone may still be playing."""
+
+
 class Unauthenticated(AppError):
     """No usable bearer token: missing (``invalid_token`` False), or malformed, badly signed, expired, of an
     unknown issuer or for another audience (``invalid_token`` True)."""

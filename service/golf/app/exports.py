@@ -6,8 +6,9 @@ first by (finish time, row id), filtered by the request. Who may export what:
 
 - any signed-in caller may export every finished game and match, except
 - a private table's match (one joined with a code), which only a player seated at it may export;
-- a solitaire game while another game on its deal is in progress (a daily deal, or a deal dealt again): its seed
-  would show that game's stock. It is exported once no game on the deal is in progress;
+- another player's solitaire game while its deal is in play (``golf.app.reveals``: a ranked game on it in progress,
+  or it may still be dealt fresh): its seed would show a stock someone may still be playing. It is exported once
+  its deal is out of play; a player's own games are exported at once;
 - with ``private_issuers`` (portals that keep their players private), a game or match of such a portal's player,
   which only the players of that portal and the people who played in it may export.
 
@@ -25,13 +26,16 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol
 
 from golf.app.errors import InvalidArgument
+from golf.app.identity import Caller
 from golf.app.players import ME
-from golf.app.ports import UnitOfWork, UnitOfWorkFactory
+from golf.app.ports import Clock, UnitOfWork, UnitOfWorkFactory
+from golf.app.record_queries import check_player
 from golf.app.records import DealRecord, GameRecord, MoveRecord
+from golf.app.reveals import CLOSE_GRACE, shown_to
 from golf.app.tables.entries import SeatJoined
 from golf.app.tables.options import TableOptions
 from golf.app.tables.records import LoggedEntry, TableRecord, TableRecordError, decode_options, encode_options
@@ -67,6 +71,15 @@ class ExportQuery:
     max: int = DEFAULT_MAX
     private_issuers: tuple[str, ...] = ()
     """Portals whose players' records only their own portal's players (and their fellow players) may export."""
+    as_of: datetime | None = None
+    """When the export began, set by the exporter: the time the reveal rule is judged at."""
+
+    @property
+    def shown_closed_before(self) -> datetime:
+        """Another player's game is exported when its deal closed before this (``golf.app.reveals``) and no
+        ranked game on it is in progress."""
+        assert self.as_of is not None, "the exporter sets as_of"
+        return self.as_of - CLOSE_GRACE
 
     @classmethod
     def build(
@@ -189,6 +202,10 @@ def places(totals: Sequence[int]) -> tuple[int, ...]:
     return tuple(1 + sum(other < mine for other in totals) for mine in totals)
 
 
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
 class Exporter:
     """Streams an export (see the module's docstring). ``private_issuers``: the portals that keep their players
     private (``GOLF_PRIVATE_ISSUERS``)."""
@@ -200,17 +217,28 @@ class Exporter:
         private_issuers: Sequence[str] = (),
         page_size: int = INDEX_PAGE,
         chunk_size: int = LOAD_CHUNK,
+        clock: Clock = _utc_now,
     ) -> None:
         self.uow = uow
+        self.clock = clock
         self.index = index
         self.private_issuers = tuple(private_issuers)
         self.page_size = page_size
         self.chunk_size = chunk_size
 
+    async def open(self, query: ExportQuery) -> AsyncIterator[Exported]:
+        """The export of ``query`` (:meth:`export`), its player checked first: ``NotFound`` for a ``player_id``
+        that the caller may not know of, as ``ListHistory`` answers it (``check_player``), before any record."""
+        if query.player_id is not None:
+            caller = Caller(query.caller_id, query.caller_issuer)
+            async with self.uow() as uow:
+                await check_player(uow, caller, query.player_id, frozenset(self.private_issuers))
+        return self.export(query)
+
     async def export(self, query: ExportQuery) -> AsyncIterator[Exported]:
         """The records of ``query``, oldest first, at most ``query.max``. Storage errors propagate (the transports
         end the stream with them)."""
-        query = replace(query, private_issuers=self.private_issuers)
+        query = replace(query, private_issuers=self.private_issuers, as_of=self.clock())
         names: dict[str, str] = {}  # display names, for this export only (a player may rename)
         sent = 0
         after: tuple[datetime, int] | None = None
@@ -236,7 +264,7 @@ class Exporter:
         read: list[GameExport | _StoredMatch] = []
         async with self.uow() as uow:
             for row in rows:
-                found = await (_game(uow, row) if row.kind == GAME else _stored_match(uow, row, names))
+                found = await (_game(uow, row, query) if row.kind == GAME else _stored_match(uow, row, names))
                 if found is not None:
                     read.append(found)
         if len(names) > _NAMES_KEPT:
@@ -263,10 +291,11 @@ class _StoredMatch:
     names: dict[str, str]
 
 
-async def _game(uow: UnitOfWork, row: IndexedRecord) -> GameExport | None:
+async def _game(uow: UnitOfWork, row: IndexedRecord, query: ExportQuery) -> GameExport | None:
     game = await uow.repo.get_game(row.record_id)
-    if game is None or game.status == "in_progress":
-        return None
+    assert query.as_of is not None
+    if game is None or game.status == "in_progress" or not await shown_to(uow, query.caller_id, game, query.as_of):
+        return None  # unfinished, or another player's on a deal still in play
     deal = await uow.repo.get_deal(game.deal_id)
     if deal is None:
         return None

@@ -12,6 +12,7 @@ from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord
 from golf.app.identity import AccessToken, PlayerRecord, RefreshTokenRecord
 from golf.app.records import (
     DealRecord,
+    DealStanding,
     DealUse,
     GameFilter,
     GameRecord,
@@ -70,7 +71,12 @@ class SolitaireRepository(Protocol):
 
     async def deal_use(self, deal_id: str, owner_id: str) -> DealUse:
         """How a deal is being played: whether a game holding it is in progress, the owner's games on it, and
-        whether it is a daily deal."""
+        whether it is a daily deal, and when it closes."""
+        ...
+
+    async def deal_standing(self, deal_id: str) -> DealStanding | None:
+        """When the deal closes and whether a ranked game on it is in progress (``golf.app.reveals``); None for
+        an unknown deal."""
         ...
 
     async def get_moves(self, game_id: str) -> list[MoveRecord]: ...
@@ -115,13 +121,15 @@ class SolitaireRepository(Protocol):
         """Pooled deals of a preset and difficulty: (never dealt, all)."""
         ...
 
-    async def pool_evict(self, preset: str, difficulty: str) -> None:
-        """Drop the most dealt deal of a preset and difficulty from the pool (never a fresh one)."""
+    async def pool_evict(self, preset: str, difficulty: str, closed_at: datetime) -> None:
+        """Drop the most dealt deal of a preset and difficulty from the pool (never a fresh one), closing it at
+        ``closed_at``: it is never dealt fresh again."""
         ...
 
     async def daily_get(self, day: str, preset: str) -> str | None: ...
-    async def daily_add(self, day: str, preset: str, deal_id: str) -> None:
-        """Raises ``AlreadyStored`` when the day already has a deal for the preset."""
+    async def daily_add(self, day: str, preset: str, deal_id: str, closes_at: datetime) -> None:
+        """Make ``deal_id`` the day's deal of the preset, closing at ``closes_at`` (the day's end). Raises
+        ``AlreadyStored`` when the day already has a deal for the preset."""
         ...
 
     # -- players -------------------------------------------------------------------------------------------
@@ -249,8 +257,12 @@ class RecordRepository(Protocol):
     async def put_board_entries(self, entries: Sequence[BoardEntry]) -> None: ...
     async def add_deal_result(self, deal_id: str, preset: str, won: bool, score: int, duration: int) -> None: ...
     async def history(
-        self, player_id: str, query: HistoryFilter, before_id: int | None, limit: int
-    ) -> list[PlayedRecord]: ...
+        self, player_id: str, query: HistoryFilter, before_id: int | None, limit: int, viewer: str | None = None
+    ) -> list[PlayedRecord]:
+        """The player's records, newest first, below ``before_id``; for a ``viewer`` other than the player, without
+        the matches of private tables that the viewer neither sat at nor created."""
+        ...
+
     async def board_page(
         self,
         board: str,

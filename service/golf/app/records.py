@@ -176,6 +176,18 @@ class DealUse:
     """Games the asking player has on the deal."""
     daily: bool
     """The deal is a daily deal (played by everyone at once)."""
+    closed_at: datetime | None = None
+    """When the deal stops being dealt fresh (``golf.app.reveals``); a game started after it is practice."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealStanding:
+    """How a deal is played now, as the rule needs it (``golf.app.reveals``; one query)."""
+
+    closed_at: datetime | None
+    """When it stopped (or stops) being dealt fresh; None: it may be started by its id for good."""
+    ranked_in_play: bool
+    """A ranked (not practice) game on it is in progress."""
 
 
 @dataclass(frozen=True, slots=True)

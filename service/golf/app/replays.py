@@ -6,12 +6,13 @@ hole). Who may replay what:
 
 | record | who may replay it | anyone else |
 | --- | --- | --- |
-| a game or round | anyone, once it is finished (``golf.app.access``) | |
+| a game or round | its player once finished; anyone once its deals are out of play too | ``DealInPlay`` |
 | a game or round in play | nobody: its owner is told ``NotFinished`` | ``NotFound`` |
 | a listed table's match | anyone, once the match is over (before: ``NotFinished``) | |
 | a private table's match | its seated players and its creator (as ``GetTable``), once it is over | ``NotFound`` |
 
-An id of another kind of record than the one asked for is ``NotFound``.
+An id of another kind of record than the one asked for is ``NotFound``. Whose game shows what is decided by
+``golf.app.access`` (who may read it) and ``golf.app.reveals`` (whether its deal is out of play).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from golf.app.ports import UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.records import GameRecord, GameSnapshot, MoveRecord
 from golf.app.replay_steps import game_steps, table_steps
+from golf.app.reveals import check_shown
 from golf.app.solitaire import SolitaireService
 from golf.app.table_service import TableSnapshot
 from golf.app.tables.records import TableRecord
@@ -89,6 +91,7 @@ class ReplayService:
             check_read(caller, game.owner_id, finished, f"game {shown(game_id)}")
             if not finished:
                 raise NotFinished(f"game {shown(game_id)} is still being played: only a finished game is replayed")
+            await check_shown(uow, caller.player_id, game, self.games.clock())
             log = await uow.repo.get_moves(game_id)
         steps = await self._hole_steps(caller, game, log, start, stop, 0, 0)
         return ReplayPage(steps, len(log) + 1)
@@ -106,6 +109,8 @@ class ReplayService:
                     f"round {shown(round_id)} is still being played: only a round whose holes are all finished is "
                     "replayed"
                 )
+            for game in games:  # each hole's deal: a round's holes are dealt from the pool, shared with others
+                await check_shown(uow, caller.player_id, game, self.games.clock())
             logs = [await uow.repo.get_moves(g.id) for g in games]
         steps: list[ReplayStep] = []
         offset = 0

@@ -47,6 +47,7 @@ from golf.app.records import (
     replay_line,
     shows_stock,
 )
+from golf.app.reveals import check_shown, closed
 from golf.engine.solitaire.autoplay import AutoRun
 from golf.engine.solitaire.difficulty import Difficulty
 from golf.engine.solitaire.moves import Draw, IllegalMove, Move, PlayColumn, Refusal, parse_move
@@ -243,7 +244,9 @@ class SolitaireService:
             holds = deal.seed_source == "server" and not use.daily
             if holds and use.held:
                 raise NotFound(f"no deal {shown(deal_id)}")  # the same answer as for an unknown id: nothing leaks
-            return await self._add_game(uow, owner_id, deal, holds, practice or use.owner_games > 0, None, None)
+            # A deal no longer dealt fresh (its day over, out of the pool) may have its stock shown: practice.
+            practice = practice or use.owner_games > 0 or closed(use.closed_at, self.clock())
+            return await self._add_game(uow, owner_id, deal, holds, practice, None, None)
 
     async def _start_on_new_deal(
         self,
@@ -304,10 +307,13 @@ class SolitaireService:
         return GameSnapshot(game, deal, state, now)
 
     async def get_game(self, caller: Caller, game_id: str) -> GameSnapshot:
-        """The game as its player sees it; another player sees it only once it is over."""
+        """The game as its player sees it; another player sees it only once it is over and its deal is out of
+        play (``golf.app.reveals``)."""
         async with self.uow() as uow:
             snap = await self._snapshot(uow, game_id)
-        check_read(caller, snap.game.owner_id, snap.finished, f"game {shown(game_id)}")
+            check_read(caller, snap.game.owner_id, snap.finished, f"game {shown(game_id)}")
+            if snap.finished:  # in progress: its player's alone (check_read), and its view hides the stock
+                await check_shown(uow, caller.player_id, snap.game, snap.as_of)
         return await self._with_verdict(snap)
 
     async def _snapshot(self, uow: UnitOfWork, game_id: str) -> GameSnapshot:
@@ -368,7 +374,10 @@ class SolitaireService:
             game = await uow.repo.get_game(game_id)
             if game is None:
                 raise NotFound(f"no game {shown(game_id)}")
-            check_read(caller, game.owner_id, game.status != Status.IN_PROGRESS.value, f"game {shown(game_id)}")
+            finished = game.status != Status.IN_PROGRESS.value
+            check_read(caller, game.owner_id, finished, f"game {shown(game_id)}")
+            if finished:  # its log names every card drawn
+                await check_shown(uow, caller.player_id, game, self.clock())
             return await uow.repo.get_moves(game_id)
 
     # -- changes: moves, undo, AutoPlay ----------------------------------------------------------------------

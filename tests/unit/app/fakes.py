@@ -15,6 +15,7 @@ from golf.app.identity import LEGACY_OWNER, PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, DuplicateMove
 from golf.app.records import (
     DealRecord,
+    DealStanding,
     DealUse,
     GameFilter,
     GameRecord,
@@ -50,6 +51,8 @@ class Tables:
     rounds: dict[str, RoundRecord] = field(default_factory=dict)
     pool: list[PoolRow] = field(default_factory=list)
     daily: dict[tuple[str, str], str] = field(default_factory=dict)
+    closed: dict[str, datetime] = field(default_factory=dict)
+    """deals.closed_at"""
     players: dict[str, PlayerRecord] = field(default_factory=dict)
     refresh_tokens: dict[str, RefreshTokenRecord] = field(default_factory=dict)
     """By token hash."""
@@ -137,7 +140,16 @@ class FakeRepository:
             held=any(_holds_play(g) for g in games),
             owner_games=sum(1 for g in games if g.owner_id == owner_id),
             daily=deal_id in self.t.daily.values(),
+            closed_at=self.t.closed.get(deal_id),
         )
+
+    async def deal_standing(self, deal_id: str) -> DealStanding | None:
+        if deal_id not in self.t.deals:
+            return None
+        ranked = any(
+            g.deal_id == deal_id and g.status == "in_progress" and not g.practice for g in self.t.games.values()
+        )
+        return DealStanding(closed_at=self.t.closed.get(deal_id), ranked_in_play=ranked)
 
     async def get_moves(self, game_id: str) -> list[MoveRecord]:
         return sorted((m for m in self.t.moves if m.game_id == game_id), key=lambda m: m.seq)
@@ -243,18 +255,21 @@ class FakeRepository:
         rows = [r for r in self.t.pool if (r.preset, r.difficulty) == (preset, difficulty)]
         return sum(1 for r in rows if r.uses == 0), len(rows)
 
-    async def pool_evict(self, preset: str, difficulty: str) -> None:
+    async def pool_evict(self, preset: str, difficulty: str, closed_at: datetime) -> None:
         rows = [r for r in self.t.pool if (r.preset, r.difficulty) == (preset, difficulty) and r.uses > 0]
         if rows:
-            self.t.pool.remove(max(rows, key=lambda r: (r.uses, -r.id)))
+            row = max(rows, key=lambda r: (r.uses, -r.id))
+            self.t.pool.remove(row)
+            self.t.closed[row.deal_id] = closed_at
 
     async def daily_get(self, day: str, preset: str) -> str | None:
         return self.t.daily.get((day, preset))
 
-    async def daily_add(self, day: str, preset: str, deal_id: str) -> None:
+    async def daily_add(self, day: str, preset: str, deal_id: str, closes_at: datetime) -> None:
         if (day, preset) in self.t.daily:
             raise AlreadyStored("daily_deals_pkey")
         self.t.daily[(day, preset)] = deal_id
+        self.t.closed[deal_id] = closes_at
 
     # -- players -------------------------------------------------------------------------------------------
     async def add_player(self, player: PlayerRecord) -> None:

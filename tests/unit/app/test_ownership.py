@@ -9,9 +9,10 @@ from datetime import timedelta
 import pytest
 
 from golf.app.dealing import DealSettings
-from golf.app.errors import MoveRefused, NotFound, PermissionDenied, RateLimited
+from golf.app.errors import DealInPlay, MoveRefused, NotFound, PermissionDenied, RateLimited
 from golf.app.identity import LEGACY_OWNER, Caller
 from golf.app.records import DealRecord, GameFilter, GameRecord, GameSnapshot, RoundFilter, RoundRecord
+from golf.app.reveals import CLOSE_GRACE
 from golf.app.rounds import RoundSnapshot
 from golf.app.services import Services, build_services
 from golf.app.solitaire import SolitaireService, encode_page_token
@@ -112,7 +113,7 @@ async def test_another_players_game_in_progress_is_not_found(
     assert (await services.games.undo(ann, game_id, "ann-undo")).game.version == 2
 
 
-async def test_another_players_finished_game_is_readable_but_not_playable(
+async def test_another_players_finished_game_is_readable_once_its_deal_is_out_of_play_but_never_playable(
     services: Services,
     store: FakeStore,
     clock: FakeClock,
@@ -125,6 +126,13 @@ async def test_another_players_finished_game_is_readable_but_not_playable(
     snap = await play_out(games, ann, await new_game(services, ann))
     game_id = snap.game.id
     mine = await games.list_moves(ann, game_id)
+    # Its deal may still be started by its id (by bob too): its cards are ann's alone.
+    for service in (games, replica(store, clock, deal_settings, limiter).games):
+        with pytest.raises(DealInPlay):
+            await service.get_game(bob, game_id)
+        with pytest.raises(DealInPlay):
+            await service.list_moves(bob, game_id)
+    store.tables.closed[snap.game.deal_id] = clock.now - CLOSE_GRACE  # as a daily deal's day ends
     for service in (games, replica(store, clock, deal_settings, limiter).games):
         seen = await service.get_game(bob, game_id)
         assert seen.game.id == game_id and seen.state == snap.state and seen.game.owner_id == ann.player_id
@@ -607,5 +615,8 @@ async def test_a_game_finished_on_another_replica_is_permission_denied_everywher
         await here.hint(bob, snap.game.id, "bob-hint")
     with pytest.raises(PermissionDenied):
         await here.autoplay(bob, snap.game.id, "bob-auto")
+    with pytest.raises(DealInPlay):  # finished, but its deal may still be dealt to bob
+        await here.get_game(bob, snap.game.id)
+    store.tables.closed[snap.game.deal_id] = clock.now - CLOSE_GRACE
     seen = await here.get_game(bob, snap.game.id)
     assert seen.finished and await here.list_moves(bob, snap.game.id) != []

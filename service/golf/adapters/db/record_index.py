@@ -3,9 +3,9 @@ read a page at a time by keyset, each page in a short transaction of its own.
 
 The rules of who may export what (``golf.app.exports``) are in the query, so a page holds only what the caller may
 have and ``max`` counts exactly; the use case checks each record again when it loads it. A private table's match
-needs the caller's own row of it (one is written for every person seated, also one who resigned); a solitaire game
-is held back while any game on its deal is in progress; a record with a player of a private portal needs the
-caller to be of that portal or to have played in it.
+needs the caller's own row of it (one is written for every person seated, also one who resigned); another player's
+solitaire game is held back while its deal is in play (``golf.app.reveals``); a record with a player of a private
+portal needs the caller to be of that portal or to have played in it.
 """
 
 from __future__ import annotations
@@ -28,9 +28,13 @@ WHERE r.lead
 _PLAYED_IN = "EXISTS (SELECT 1 FROM records p WHERE p.kind = r.kind AND p.record_id = r.record_id AND p.player_id = ?)"
 """The player ``?`` has a row of the record: they played the game, or held a seat of the match."""
 _PRIVATE_TABLE = f"(r.kind <> 'match' OR t.listed OR {_PLAYED_IN})"
-_DEAL_IN_PLAY = (
-    "(r.kind <> 'game' OR NOT EXISTS (SELECT 1 FROM games o WHERE o.deal_id = g.deal_id AND o.status = 'in_progress'))"
+_SHOWN_GAME = (
+    "(r.kind <> 'game' OR g.owner_id = ? OR EXISTS (SELECT 1 FROM deals d WHERE d.id = g.deal_id "
+    "AND d.closed_at <= ? AND NOT EXISTS (SELECT 1 FROM games o WHERE o.deal_id = g.deal_id "
+    "AND o.status = 'in_progress' AND NOT o.practice)))"
 )
+"""``golf.app.reveals.shown_to`` in SQL: the caller's own game, or one whose deal closed a grace before the export
+began (``ExportQuery.shown_closed_before``) with no ranked game on it in progress (ix_games_deal_ranked_in_play)."""
 
 
 def _private_portals(query: ExportQuery, sql: list[str], args: list[Any]) -> None:
@@ -75,8 +79,8 @@ class SqlRecordIndex:
         if after is not None:
             sql.append("AND (r.finished_at > ? OR (r.finished_at = ? AND r.id > ?))")
             args += [after[0], after[0], after[1]]
-        sql.append(f"AND {_PRIVATE_TABLE} AND {_DEAL_IN_PLAY}")
-        args.append(query.caller_id)
+        sql.append(f"AND {_PRIVATE_TABLE} AND {_SHOWN_GAME}")
+        args += [query.caller_id, query.caller_id, query.shown_closed_before]
         _private_portals(query, sql, args)
         sql.append("ORDER BY r.finished_at, r.id LIMIT ?")
         args.append(limit)

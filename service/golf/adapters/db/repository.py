@@ -9,13 +9,14 @@ from typing import Any
 from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
 from golf.adapters.db.group_commit import Grouped
 from golf.adapters.db.record_store import SqlRecordStore
-from golf.adapters.db.rows import marks, verdict, when
+from golf.adapters.db.rows import marks, maybe_when, verdict, when
 from golf.adapters.db.table_store import SqlTableStore
 from golf.adapters.db.webhook_store import SqlWebhookStore
 from golf.app.identity import PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, DuplicateMove
 from golf.app.records import (
     DealRecord,
+    DealStanding,
     DealUse,
     GameFilter,
     GameRecord,
@@ -348,14 +349,31 @@ class SqlRepository:
         row = await self.tx.fetchone(
             "SELECT EXISTS (SELECT 1 FROM games WHERE deal_id = ? AND status = 'in_progress' AND holds_deal) AS held, "
             "(SELECT COUNT(*) FROM games WHERE deal_id = ? AND owner_id = ?) AS owner_games, "
-            "EXISTS (SELECT 1 FROM daily_deals WHERE deal_id = ?) AS daily",
+            "EXISTS (SELECT 1 FROM daily_deals WHERE deal_id = ?) AS daily, "
+            "(SELECT closed_at FROM deals WHERE id = ?) AS closed_at",
             deal_id,
             deal_id,
             owner_id,
             deal_id,
+            deal_id,
         )
         assert row is not None
-        return DealUse(held=bool(row["held"]), owner_games=int(row["owner_games"]), daily=bool(row["daily"]))
+        closed_at = maybe_when(row["closed_at"])
+        return DealUse(
+            held=bool(row["held"]), owner_games=int(row["owner_games"]), daily=bool(row["daily"]), closed_at=closed_at
+        )
+
+    async def deal_standing(self, deal_id: str) -> DealStanding | None:
+        # The deal by its primary key, its ranked games in progress by ix_games_deal_ranked_in_play.
+        row = await self.tx.fetchone(
+            "SELECT d.closed_at, EXISTS (SELECT 1 FROM games g WHERE g.deal_id = d.id AND g.status = 'in_progress' "
+            "AND NOT g.practice) AS ranked_in_play FROM deals d WHERE d.id = ?",
+            deal_id,
+        )
+        if row is None:
+            return None
+        closed_at = maybe_when(row["closed_at"])
+        return DealStanding(closed_at=closed_at, ranked_in_play=bool(row["ranked_in_play"]))
 
     async def get_moves(self, game_id: str) -> list[MoveRecord]:
         rows = await self.tx.fetchall(f"SELECT {_MOVE_COLUMNS} FROM moves WHERE game_id = ? ORDER BY seq", game_id)
@@ -506,25 +524,28 @@ class SqlRepository:
         )
         return (int(row["fresh"]), int(row["n"])) if row else (0, 0)
 
-    async def pool_evict(self, preset: str, difficulty: str) -> None:
-        await self.tx.execute(
+    async def pool_evict(self, preset: str, difficulty: str, closed_at: datetime) -> None:
+        row = await self.tx.fetchone(
             "DELETE FROM deal_pool WHERE id = (SELECT id FROM deal_pool WHERE preset = ? AND difficulty = ? "
-            "AND uses > 0 ORDER BY uses DESC, id LIMIT 1)",
+            "AND uses > 0 ORDER BY uses DESC, id LIMIT 1) RETURNING deal_id",
             preset,
             difficulty,
         )
+        if row is not None:
+            await self.tx.execute("UPDATE deals SET closed_at = ? WHERE id = ?", closed_at, row["deal_id"])
 
     async def daily_get(self, day: str, preset: str) -> str | None:
         row = await self.tx.fetchone("SELECT deal_id FROM daily_deals WHERE day = ? AND preset = ?", day, preset)
         return str(row["deal_id"]) if row else None
 
-    async def daily_add(self, day: str, preset: str, deal_id: str) -> None:
+    async def daily_add(self, day: str, preset: str, deal_id: str, closes_at: datetime) -> None:
         try:
             await self.tx.execute(
                 "INSERT INTO daily_deals (day, preset, deal_id) VALUES (?, ?, ?)", day, preset, deal_id
             )
         except UniqueViolation as err:
             raise AlreadyStored(_constraint(err)) from err
+        await self.tx.execute("UPDATE deals SET closed_at = ? WHERE id = ?", closes_at, deal_id)
 
     # -- players -------------------------------------------------------------------------------------------
     async def add_player(self, player: PlayerRecord) -> None:

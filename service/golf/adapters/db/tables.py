@@ -19,6 +19,8 @@ GAMES_DEAL_IN_PLAY_WHERE = "status = 'in_progress' AND holds_deal"
 """A deal held by a game has at most one game in progress."""
 GAMES_SCORED_WHERE = "NOT practice AND owner_id <> 'legacy'"
 """A player has one scored (not practice) game per deal; games stored before players existed are exempt."""
+GAMES_RANKED_IN_PLAY_WHERE = "status = 'in_progress' AND NOT practice"
+"""The ranked games in progress: while a deal has one, its stock is shown to nobody else (migration 0010)."""
 
 
 def _partial(where: str) -> dict[str, Any]:
@@ -73,6 +75,8 @@ class DealRow(SQLModel, table=True):
     difficulty_score: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     # Who chose the seed: server (secret until dealt), client or pysol (public by nature).
     seed_source: str = Field(max_length=16)
+    # When it stops being dealt as a fresh game (its day's end, its leaving the pool); NULL: never (migration 0010).
+    closed_at: datetime | None = Field(default=None, sa_column=_when(nullable=True))
 
 
 class RoundRow(SQLModel, table=True):
@@ -98,6 +102,7 @@ class GameRow(SQLModel, table=True):
         Index("ix_games_owner_created", "owner_id", "created_at", "id"),
         Index("uq_games_deal_in_play", "deal_id", unique=True, **_partial(GAMES_DEAL_IN_PLAY_WHERE)),
         Index("uq_games_scored", "deal_id", "owner_id", unique=True, **_partial(GAMES_SCORED_WHERE)),
+        Index("ix_games_deal_ranked_in_play", "deal_id", **_partial(GAMES_RANKED_IN_PLAY_WHERE)),
     )
 
     id: str = Field(primary_key=True, max_length=36)
