@@ -531,6 +531,11 @@ class Row:
     """The load generator's worst delay behind its schedule: large values mean the client was starved."""
     bad: int
     """Replies that broke the promise: not winnable, no difficulty, or a difficulty other than the one asked."""
+    distinct_deals: int = 0
+    """Different deals the replies carried."""
+    redealt: int = 0
+    """Replies with a deal an earlier reply of the phase had carried (a pool deal dealt again: its earlier games
+    are their own players' only while it is in the pool, ``golf.app.reveals``)."""
     errors: dict[str, int] = field(default_factory=dict)
 
 
@@ -568,6 +573,8 @@ def summarize(db: str, phase: str, what: str, sent: list[Sent], before: float | 
         until_dry_p99_ms=_ms(_percentile(until_dry, 0.99)),
         max_send_lag_ms=_ms(max((s.lag for s in sent), default=None)),
         bad=bad,
+        distinct_deals=len({s.deal_id for s in done if s.deal_id}),
+        redealt=sum(1 for s in done if s.deal_id) - len({s.deal_id for s in done if s.deal_id}),
         errors=dict(Counter(s.error for s in sent if s.error)),
         **{
             "pool_before": None,
@@ -629,6 +636,8 @@ COLUMNS = [
     ("other_cores", "other cores", "{:.2f}"),
     ("max_send_lag_ms", "send lag ms", "{:.1f}"),
     ("bad", "bad", "{}"),
+    ("distinct_deals", "deals", "{}"),
+    ("redealt", "re-dealt", "{}"),
     ("errors", "errors", "{}"),
 ]
 
