@@ -1,5 +1,5 @@
-"""The README's recipe for checking a finished deal, followed by an implementation written from its steps alone
-(tests/e2e/support.py; it imports nothing of the service), against the README's worked example and the engine."""
+"""docs/fairness.md's recipe for checking a solitaire deal, followed by an implementation written from its steps alone
+(tests/e2e/support.py; it imports nothing of the service), against the page's worked example and the engine."""
 
 from __future__ import annotations
 
