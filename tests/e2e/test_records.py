@@ -1,5 +1,6 @@
 """Records over both transports and both databases: a player's history (paged while games finish), the leaderboards
-with the caller's own rank, display names, deal statistics and card Golf's boards and ratings."""
+with the caller's own rank, display names, deal statistics, card Golf's boards and ratings (per preset), and a
+private table's match, which another player's history shows only to those who may see the table."""
 
 from __future__ import annotations
 
@@ -152,9 +153,10 @@ def test_leaderboard_pages_rank_everyone_once(people: list[Records], server: Ser
             other.client.close()
 
 
-def match_against_a_bot(tables: Tables, rng: random.Random) -> cg.Table:
-    """A one-hole match of ``tables``' player against a greedy bot, played to its end with random legal moves."""
-    made = tables.create(preset="six-card", seats=2, holes=1).expect_ok().table
+def match_against_a_bot(tables: Tables, rng: random.Random, private: bool = False) -> cg.Table:
+    """A one-hole match of ``tables``' player against a greedy bot, played to its end with random legal moves (at a
+    ``private`` table: one joined with a code)."""
+    made = tables.create(preset="six-card", seats=2, holes=1, private=private).expect_ok().table
     tables.add_bot(made.id).expect_ok()
     table: cg.Table = tables.start(made.id).expect_ok().table
     while table.status == cg.TABLE_STATUS_PLAYING:
@@ -188,3 +190,37 @@ def test_a_match_is_in_the_history_and_on_the_card_golf_boards(people: list[Reco
     assert (points.holes, points.points, points.points_per_hole) == (1, mine, pytest.approx(mine))
     # Nine holes to qualify by default: one hole is not enough.
     assert not ann.board(kind=rpb.LEADERBOARD_KIND_POINTS_PER_HOLE).expect_ok().HasField("caller_entry")
+
+
+def test_card_golf_boards_are_per_preset_and_refuse_a_made_up_one(people: list[Records]) -> None:
+    """Ann played six-card only: she is on six-card's boards and those of all presets, with her wins, holes and
+    points on the rating board too, on no other preset's, and a preset that does not exist is refused."""
+    ann = people[0]
+    table = match_against_a_bot(Tables(ann.client), random.Random(7))
+    mine = list(table.score_sheet.totals)[table.your_seat]
+    kinds = (rpb.LEADERBOARD_KIND_MATCH_WINS, rpb.LEADERBOARD_KIND_POINTS_PER_HOLE, rpb.LEADERBOARD_KIND_RATING)
+    wins = ann.board(kind=rpb.LEADERBOARD_KIND_MATCH_WINS, preset="six-card").expect_ok().caller_entry
+    for kind in kinds:
+        for preset in ("", "six-card"):
+            own = ann.board(kind=kind, preset=preset, min_holes=1).expect_ok().caller_entry
+            assert own.player_id == ann.player_id, (kind, preset)
+            assert (own.matches, own.wins, own.holes, own.points) == (1, wins.wins, 1, mine), (kind, preset)
+        other = ann.board(kind=kind, preset="four-card", min_holes=1).expect_ok()
+        assert not other.HasField("caller_entry"), kind
+        assert ann.player_id not in [e.player_id for e in other.entries], kind
+        refused = ann.board(kind=kind, preset="seven-card").expect_error(R.ERROR_REASON_INVALID_ARGUMENT)
+        assert refused.field == "preset", kind
+
+
+def test_a_private_tables_match_is_in_a_history_only_for_those_who_may_see_the_table(people: list[Records]) -> None:
+    ann, bob, _ = people
+    tables = Tables(ann.client)
+    table = match_against_a_bot(tables, random.Random(9), private=True)
+    assert table.match_end == cg.MATCH_END_COMPLETED
+    assert [e.record_id for e in ann.history(family=rpb.GAME_FAMILY_CARD_GOLF).expect_ok().entries] == [table.id]
+    # To Bob the table does not exist, and neither does its match in Ann's history.
+    Tables(bob.client).get(table.id).expect_error(R.ERROR_REASON_NOT_FOUND)
+    assert table.id not in [e.record_id for e in bob.history(ann.player_id).expect_ok().entries]
+    # A listed table's match is in it for anyone.
+    listed = match_against_a_bot(tables, random.Random(9))
+    assert listed.id in [e.record_id for e in bob.history(ann.player_id).expect_ok().entries]

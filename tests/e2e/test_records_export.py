@@ -1,7 +1,8 @@
 """``ExportRecords`` on a real server over both transports: a player finishes a solitaire game (with an undo) and a
 card Golf match, then exports them. REST's newline-delimited JSON and gRPC's stream give the same records, the
 table's published commitment is the record's, ``golf verify`` (the installed command) passes them, a record changed
-fails it, and a game still being played is never in an export. Refusals before the stream are ordinary errors."""
+fails it, and a game still being played is never in an export. Refusals before the stream are ordinary errors,
+an unknown player's export among them (NOT_FOUND on REST, gRPC and Connect, as its history is)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ from pathlib import Path
 
 import grpc
 import pytest
+from connectrpc.client import ConnectClientSync
+from connectrpc.code import Code
+from connectrpc.compat import google_protobuf_binary_codec
+from connectrpc.errors import ConnectError
+from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from google.protobuf import json_format
 
 from golf.v1 import card_golf_pb2 as cg
@@ -140,6 +146,42 @@ def test_refusals_come_before_the_stream(player: tuple[Rest, Grpc], server: Serv
         assert anonymous.http.get("/v1/records:export").status_code == 401
     finally:
         anonymous.close()
+
+
+def test_an_unknown_player_is_not_found_as_for_their_history(player: tuple[Rest, Grpc], server: Server) -> None:
+    rest, grpc_client = player
+    unknown = "no-such-player"
+    history = rest.http.get(f"/v1/players/{unknown}/history")
+    assert history.status_code == 404
+    resp = rest.http.get("/v1/records:export", params={"playerId": unknown})
+    assert resp.status_code == 404 and resp.headers["content-type"].startswith("application/json"), resp.text
+    assert json.loads(resp.text)["reason"] == R.Name(R.ERROR_REASON_NOT_FOUND)
+    with pytest.raises(grpc.RpcError) as caught:
+        grpc_export(grpc_client, player_id=unknown)
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND  # type: ignore[attr-defined]
+    export: MethodInfo[rpb.ExportRecordsRequest, rpb.ExportRecordsResponse] = MethodInfo(
+        name="ExportRecords",
+        service_name=rpb.DESCRIPTOR.services_by_name["RecordService"].full_name,
+        input=rpb.ExportRecordsRequest,
+        output=rpb.ExportRecordsResponse,
+        idempotency_level=IdempotencyLevel.UNKNOWN,
+        stream_type=StreamType.SERVER_STREAM,
+    )
+    with ConnectClientSync(server.http_url, codec=google_protobuf_binary_codec(), timeout_ms=20_000) as connect:
+        with pytest.raises(ConnectError) as refused:
+            stream = connect.execute_server_stream(
+                request=rpb.ExportRecordsRequest(player_id=unknown),
+                method=export,
+                headers={"authorization": f"Bearer {rest.token}"},
+            )
+            list(stream)
+        assert refused.value.code == Code.NOT_FOUND
+    # A player who exists is exported, records or none.
+    other = Rest(server.http_url)
+    try:
+        assert rest_export(rest, playerId=other.player_id) == []
+    finally:
+        other.close()
 
 
 def test_openapi_shows_the_ndjson_response(player: tuple[Rest, Grpc]) -> None:

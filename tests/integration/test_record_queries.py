@@ -1,6 +1,6 @@
 """The record queries on SQLite and PostgreSQL: the boards' documented order and tie-breaks, ranks deep in a board,
-keyset pages over equal scores, private portals and the portal scope, minimum holes, deal statistics' order, and
-histories' filters and visibility."""
+keyset pages over equal scores, private portals and the portal scope, minimum holes, card Golf boards per preset,
+deal statistics' order, and histories' filters and visibility (private portals, private tables' matches)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,22 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from golf.adapters.db.repository import Database
-from golf.app.boards import BoardEntry, deal_board, points_board, score_entry
+from golf.app.boards import (
+    BoardEntry,
+    deal_board,
+    match_entries,
+    points_board,
+    rating_board,
+    rating_entry,
+    score_entry,
+)
 from golf.app.errors import InvalidArgument, NotFound
 from golf.app.history import Family, HistoryFilter, PlayedRecord, RecordKind, Result
 from golf.app.identity import Caller, PlayerRecord
 from golf.app.record_queries import BoardKind, BoardQuery, RecordQueries
 from golf.app.records import DealRecord
+from golf.app.tables.options import TableOptions
+from golf.app.tables.records import TableRecord
 from golf.engine.cards import Card
 from golf.engine.solitaire.rules import SolitaireRules
 from golf.engine.solitaire.state import Layout
@@ -208,3 +218,72 @@ async def test_deal_stats_list_the_hardest_and_easiest_with_enough_plays(databas
     assert [r.stats.deal_id for r in rest] == ["d-hard", "d-few"] and end == ""
     report = await queries.deal_stats("d-mid")
     assert (report.stats.plays, report.stats.wins, report.stats.score_sum) == (12, 6, 60)
+
+
+async def test_card_golf_boards_are_per_preset_and_refuse_a_preset_that_is_none(database: Database) -> None:
+    """Ann played six-card only: she is on its boards and on those of every preset, on no other preset's, and a
+    made-up preset is refused rather than answered with an empty board."""
+    await seed_players(database, ["golf"])
+    ann = player_id(0)
+    entries: list[BoardEntry] = []
+    for suffix in ("six-card", "*"):
+        wins, points = match_entries(None, None, suffix, ann, "golf", True, 9, 18, T0)
+        entries += [wins, points, rating_entry(None, ann, "golf", 27.0, 6.0, T0, rating_board(suffix), wins)]
+    await put(database, entries)
+    queries = RecordQueries(database, lambda: T0)
+    for kind in (BoardKind.MATCH_WINS, BoardKind.POINTS_PER_HOLE, BoardKind.RATING):
+        for preset in ("", "six-card"):
+            page = await queries.leaderboard(Caller(ann), BoardQuery(kind, preset=preset))
+            assert [r.entry.player_id for r in page.entries] == [ann], (kind, preset)
+            shown = page.entries[0].entry
+            assert (shown.matches, shown.wins, shown.holes, shown.points) == (1, 1, 9, 18), (kind, preset)
+        other = await queries.leaderboard(Caller(ann), BoardQuery(kind, preset="four-card"))
+        assert not other.entries and other.caller is None, kind
+        with pytest.raises(InvalidArgument) as refused:
+            await queries.leaderboard(Caller(ann), BoardQuery(kind, preset="seven-card"))
+        assert refused.value.field == "preset"
+
+
+async def test_a_private_tables_match_is_in_a_history_only_for_its_players_and_its_creator(
+    database: Database,
+) -> None:
+    """Ann and Bob sat at Cid's private table; Dee did not. Ann's history shows the match to Ann, Bob and Cid (who
+    may see the table), and not to Dee (to whom the table does not exist): her page holds her other records,
+    without a gap."""
+    await seed_players(database, ["golf"] * 4)
+    ann, bob, cid, dee = (player_id(n) for n in range(4))
+    tables = [
+        TableRecord("t-private", TableOptions.build("six-card", seats=2, join_code="SECRET1"), "s", cid, T0),
+        TableRecord("t-listed", TableOptions.build("six-card", seats=2), "s", cid, T0),
+    ]
+    match = {"kind": RecordKind.MATCH, "preset": "six-card", "deal_id": None, "place": 1, "players": 2}
+    rows = [
+        played(ann, "golf", "g1", T0),
+        played(ann, "golf", "t-private", T0 + timedelta(hours=1), **match),
+        played(bob, "golf", "t-private", T0 + timedelta(hours=1), lead=False, **match),
+        played(ann, "golf", "t-listed", T0 + timedelta(hours=2), **match),
+        played(ann, "golf", "g2", T0 + timedelta(hours=3)),
+    ]
+    async with database() as uow:
+        for table in tables:
+            await uow.tables.add_table(table)
+        await uow.records.add_records(rows)
+        await uow.commit()
+    queries = RecordQueries(database, lambda: T0)
+
+    async def seen_by(viewer: str, page_size: int = 0) -> list[str]:
+        got: list[str] = []
+        token = ""
+        while True:
+            page, token = await queries.history(Caller(viewer), ann, HistoryFilter(), page_size, token)
+            got += [r.record_id for r in page]
+            if not token:
+                return got
+
+    everything = ["g2", "t-listed", "t-private", "g1"]
+    for viewer in (ann, bob, cid):
+        assert await seen_by(viewer) == everything, viewer
+    assert await seen_by(dee) == ["g2", "t-listed", "g1"]
+    assert await seen_by(dee, page_size=1) == ["g2", "t-listed", "g1"], "pages skip the match, not a record"
+    cards, _ = await queries.history(Caller(dee), ann, HistoryFilter(family=Family.CARD_GOLF), 0, "")
+    assert [r.record_id for r in cards] == ["t-listed"]

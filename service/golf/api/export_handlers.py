@@ -75,8 +75,9 @@ MAX_RUNNING = 2
 
 
 class ExportHandlers:
-    """``ExportRecords``: the request checked here, before the first message; the records then go out as they are
-    read. A player with ``max_running`` exports still streaming is refused (RATE_LIMITED) until one ends."""
+    """``ExportRecords``: the request checked here, before the first message (its fields, then its player: an unknown
+    one is NOT_FOUND, as for ``ListHistory``); the records then go out as they are read. A player with
+    ``max_running`` exports still streaming is refused (RATE_LIMITED) until one ends."""
 
     def __init__(self, exporter: Exporter, max_running: int = MAX_RUNNING) -> None:
         self.exporter = exporter
@@ -88,8 +89,13 @@ class ExportHandlers:
         player = ctx.player.player_id
         if self._running[player] >= self.max_running:
             raise RateLimited(f"{self.max_running} exports of this player are still running: wait for one to end", 1.0)
-        self._running[player] += 1
-        return RecordItems(self.exporter.export(query), lambda: self._ended(player))
+        self._running[player] += 1  # counted across the check's await, so a burst cannot pass the limit
+        try:
+            records = await self.exporter.open(query)  # an unknown player is refused here, before the stream
+        except BaseException:
+            self._ended(player)
+            raise
+        return RecordItems(records, lambda: self._ended(player))
 
     def _ended(self, player: str) -> None:
         self._running[player] -= 1

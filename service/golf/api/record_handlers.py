@@ -7,7 +7,7 @@ from google.protobuf.duration_pb2 import Duration
 
 from golf.api.convert import DIFFICULTIES, UNRANKED, time_range, timestamp
 from golf.api.rpc import CallContext, Rpc
-from golf.app.boards import RATING_BOARD, Period
+from golf.app.boards import Period, is_rating_board
 from golf.app.history import Family, HistoryFilter, PlayedRecord, RecordKind, Result
 from golf.app.record_queries import BoardKind, BoardQuery, DealReport, Ranked, RecordQueries
 from golf.engine.solitaire.difficulty import Difficulty
@@ -98,7 +98,7 @@ def board_entry_to_proto(ranked: Ranked) -> pb.LeaderboardEntry:
         holes=e.holes,
         points=e.points,
         points_per_hole=per_hole,
-        rating=e.mu - 3 * e.sigma if e.board == RATING_BOARD else 0.0,
+        rating=e.mu - 3 * e.sigma if is_rating_board(e.board) else 0.0,
         mu=e.mu,
         sigma=e.sigma,
     )

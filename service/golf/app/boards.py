@@ -10,7 +10,11 @@ a page or a rank is an index range scan, never an aggregate over games.
 - ``wins``: most rated match wins, then fewest matches, then the earliest to reach the count.
 - ``pph`` (points per hole): lowest average (in thousandths of a point), then most holes; only players with a
   minimum of holes (``qualifier``) are shown.
-- ``rating``: highest displayed rating (mu - 3 sigma, in millionths), then most matches.
+- ``rating``: highest displayed rating (mu - 3 sigma, in millionths), then most matches. A preset's rating board
+  (``rating:six-card``) is a rating of that preset's matches only, as ``wins`` and ``pph`` count them; ``rating:*``
+  rates every match. A rating entry also shows the wins, holes and points of its ``wins`` entry.
+
+The card Golf boards (``wins``, ``pph``, ``rating``) exist per card Golf preset and for all of them (``*``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from datetime import datetime
 from enum import Enum
 
 ALL_PRESETS = "*"
-RATING_BOARD = "rating:*"
+RATING_PREFIX = "rating:"
+RATING_BOARD = f"{RATING_PREFIX}{ALL_PRESETS}"
+"""The rating board of every preset's matches."""
 
 
 class Period(Enum):
@@ -57,6 +63,16 @@ def wins_board(preset: str) -> str:
 
 def points_board(preset: str) -> str:
     return f"pph:{preset}"
+
+
+def rating_board(preset: str) -> str:
+    """The rating of ``preset``'s matches (``ALL_PRESETS``: of every match, ``RATING_BOARD``)."""
+    return f"{RATING_PREFIX}{preset}"
+
+
+def is_rating_board(board: str) -> bool:
+    """Whether ``board`` is a rating board (its entries hold a rating)."""
+    return board.startswith(RATING_PREFIX)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,12 +184,21 @@ def milli_per_hole(points: int, holes: int) -> int:
 
 
 def rating_entry(
-    old: BoardEntry | None, player_id: str, issuer: str, mu: float, sigma: float, at: datetime
+    old: BoardEntry | None,
+    player_id: str,
+    issuer: str,
+    mu: float,
+    sigma: float,
+    at: datetime,
+    board: str = RATING_BOARD,
+    counts: BoardEntry | None = None,
 ) -> BoardEntry:
-    """A player's entry on the rating board after a rated match."""
-    matches = (old.matches if old else 0) + 1
+    """A player's entry on the rating board ``board`` after a rated match. ``counts``: the player's ``wins`` entry
+    of the same presets after the match, whose matches, wins, holes and points the entry shows (both boards count
+    the same rated matches; without it the matches are counted here and the rest stay 0)."""
+    matches = counts.matches if counts is not None else (old.matches if old else 0) + 1
     return BoardEntry(
-        RATING_BOARD,
+        board,
         player_id,
         issuer,
         -round((mu - 3 * sigma) * 1_000_000),
@@ -181,6 +206,9 @@ def rating_entry(
         0,
         at,
         matches=matches,
+        wins=counts.wins if counts is not None else 0,
+        holes=counts.holes if counts is not None else 0,
+        points=counts.points if counts is not None else 0,
         mu=mu,
         sigma=sigma,
     )

@@ -1,7 +1,10 @@
 """Queries of the records: a player's history, leaderboard pages with the caller's own rank, deal statistics.
 
 Players of a private portal (an issuer in ``private_issuers``) are on no public board, and their histories are
-shown only to themselves and to players of the same issuer.
+shown only to themselves and to players of the same issuer. A private table's match (one joined with a code) is in
+another player's history only to the people who may see the table itself (``golf.app.table_service``): its seated
+players and its creator; to anyone else it is not there, as the table is not. The card Golf boards are per card
+Golf preset (or of all presets): another name is refused.
 """
 
 from __future__ import annotations
@@ -16,11 +19,11 @@ from typing import Any
 
 from golf.app.boards import (
     ALL_PRESETS,
-    RATING_BOARD,
     BoardEntry,
     Period,
     deal_board,
     points_board,
+    rating_board,
     rounds_board,
     wins_board,
 )
@@ -32,6 +35,7 @@ from golf.app.ports import Clock, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.records import Verdict
 from golf.app.solitaire import check_page_size
+from golf.engine.cardgolf.presets import PRESETS as CARD_GOLF_PRESETS
 
 DEFAULT_PRESET = "standard"
 DEFAULT_MIN_HOLES = 9
@@ -124,6 +128,28 @@ def _str(value: Any) -> str:
     return value
 
 
+def card_golf_preset(preset: str) -> str:
+    """The presets a card Golf board is of: ``preset``, a card Golf preset, or every preset (``ALL_PRESETS``) for
+    none. Raises ``InvalidArgument`` naming ``preset`` for any other name (no board has its matches)."""
+    if not preset:
+        return ALL_PRESETS
+    if preset not in CARD_GOLF_PRESETS:
+        known = ", ".join(CARD_GOLF_PRESETS)
+        raise InvalidArgument("preset", f"no card Golf preset {shown(preset)}; choose one of {known}, or none for all")
+    return preset
+
+
+async def check_player(uow: UnitOfWork, caller: Caller, player_id: str, private_issuers: frozenset[str]) -> None:
+    """Raise ``NotFound`` unless ``player_id`` is the caller or a player the caller may know of: one that exists,
+    and is not of a private portal (one of ``private_issuers``) other than the caller's. Histories and exports of
+    a player both ask it, so both answer an unknown player alike."""
+    if player_id == caller.player_id:
+        return
+    issuer = await uow.records.player_issuer(player_id)
+    if issuer is None or (issuer in private_issuers and issuer != caller.issuer):
+        raise NotFound(f"no player {shown(player_id)}")
+
+
 class RecordQueries:
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, private_issuers: frozenset[str] = frozenset()) -> None:
         self.uow = uow
@@ -140,11 +166,10 @@ class RecordQueries:
         scope = f"h:{player}"
         before = _int(_decode(page_token, scope, 1)[0]) if page_token else None
         async with self.uow() as uow:
-            if player != caller.player_id:
-                issuer = await uow.records.player_issuer(player)
-                if issuer is None or (issuer in self.private_issuers and issuer != caller.issuer):
-                    raise NotFound(f"no player {shown(player)}")
-            rows = await uow.records.history(player, query, before, size + 1)
+            await check_player(uow, caller, player, self.private_issuers)
+            # Another player's history leaves out the private tables' matches the caller may not see.
+            viewer = None if player == caller.player_id else caller.player_id
+            rows = await uow.records.history(player, query, before, size + 1, viewer)
         more = len(rows) > size
         rows = rows[:size]
         return rows, _encode(scope, [rows[-1].id]) if more else ""
@@ -213,12 +238,12 @@ class RecordQueries:
             if holes not in (9, 18):
                 raise InvalidArgument("holes", "rounds have 9 or 18 holes")
             return rounds_board(holes, query.preset or DEFAULT_PRESET, query.period, self.clock()), 0, ""
-        preset = query.preset or ALL_PRESETS
+        preset = card_golf_preset(query.preset)
         if kind is BoardKind.MATCH_WINS:
             return wins_board(preset), 0, ""
         if kind is BoardKind.POINTS_PER_HOLE:
             return points_board(preset), query.min_holes or DEFAULT_MIN_HOLES, ""
-        return RATING_BOARD, 0, ""
+        return rating_board(preset), 0, ""
 
     # -- deal statistics ----------------------------------------------------------------------------------------
     async def deal_stats(self, deal_id: str) -> DealReport:

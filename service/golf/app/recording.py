@@ -3,9 +3,9 @@ players' history rows, their leaderboard entries, the deal's statistics and the 
 only because the server saw the game finish; nothing else writes these rows.
 
 Ratings are Weng-Lin (openskill's Plackett-Luce model), made for games of more than two players. A match is rated
-when it was completed (not abandoned) with two seats or more: each person's rating moves, ranked by total points
-(ties share a rank; a player who resigned ranks last). Bots take part with a fixed rating of their level and are
-never rated themselves.
+when it was completed (not abandoned) with two seats or more: each person's rating of the match's preset and their
+rating of every preset move, ranked by total points (ties share a rank; a player who resigned ranks last). Bots take
+part with a fixed rating of their level and are never rated themselves.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 
 from golf.app.boards import (
     ALL_PRESETS,
-    RATING_BOARD,
     BoardEntry,
     Period,
     best,
     deal_board,
     match_entries,
     points_board,
+    rating_board,
     rating_entry,
     rounds_board,
     score_entry,
@@ -226,26 +226,28 @@ class RecordKeeper:
         at: datetime,
     ) -> None:
         preset = table.options.preset
-        keys = [(b, p) for _, p in people for b in (wins_board(preset), points_board(preset))]
-        keys += [(b, p) for _, p in people for b in (wins_board(ALL_PRESETS), points_board(ALL_PRESETS))]
-        keys += [(RATING_BOARD, p) for _, p in people]
+        suffixes = (preset, ALL_PRESETS)
+        keys = [(b(s), p) for _, p in people for s in suffixes for b in (wins_board, points_board, rating_board)]
         held = await uow.records.get_board_entries(keys)
         entries: list[BoardEntry] = []
-        for (_, player), record in zip(people, records, strict=True):
-            won = record.result is Result.WON
-            for suffix in (preset, ALL_PRESETS):
-                entries += match_entries(
+        for suffix in suffixes:
+            counts: dict[str, BoardEntry] = {}
+            for (_, player), record in zip(people, records, strict=True):
+                wins, points = match_entries(
                     held.get((wins_board(suffix), player)),
                     held.get((points_board(suffix), player)),
                     suffix,
                     player,
                     record.issuer,
-                    won,
+                    record.result is Result.WON,
                     record.holes,
                     record.score,
                     at,
                 )
-        entries += self._ratings(table, people, records, held, at)
+                entries += (wins, points)
+                counts[player] = wins
+            # A preset's rating moves with its own matches only; the rating of every preset with every match.
+            entries += self._ratings(table, people, records, held, counts, rating_board(suffix), at)
         await uow.records.put_board_entries(entries)
 
     def _ratings(
@@ -254,9 +256,12 @@ class RecordKeeper:
         people: list[tuple[int, str]],
         records: list[PlayedRecord],
         held: dict[tuple[str, str], BoardEntry],
+        counts: dict[str, BoardEntry],
+        board: str,
         at: datetime,
     ) -> list[BoardEntry]:
-        """Every seat's rating before the match, the match's ranks, and the people's entries after it."""
+        """Every seat's rating on ``board`` before the match, the match's ranks, and the people's entries after it
+        (showing the counts of their ``counts`` entry, the wins entry of the same presets)."""
         # Ranked by total points, or by place when a seat won outright (four alike) whatever its points.
         sheet = table.sheet
         order = sheet.places if sheet.won_by else sheet.totals
@@ -267,7 +272,7 @@ class RecordKeeper:
         for seat, state in enumerate(table.seats):
             player = by_seat.get(seat)
             if player is not None:  # a person, also one who resigned (a bot plays on for them)
-                old = held.get((RATING_BOARD, player))
+                old = held.get((board, player))
                 rating = self._model.rating() if old is None else self._model.rating(old.mu, old.sigma)
             else:
                 level = state.bot.partition(BOT_NAME_SEPARATOR)[0] if state.bot else ""
@@ -279,5 +284,8 @@ class RecordKeeper:
         out = []
         for (seat, player), record in zip(people, records, strict=True):
             new = rated[seat][0]
-            out.append(rating_entry(held.get((RATING_BOARD, player)), player, record.issuer, new.mu, new.sigma, at))
+            old = held.get((board, player))
+            out.append(
+                rating_entry(old, player, record.issuer, new.mu, new.sigma, at, board=board, counts=counts[player])
+            )
         return out

@@ -8,7 +8,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from golf.app.boards import RATING_BOARD, Period, deal_board, points_board, rounds_board, wins_board
+from golf.app.boards import (
+    RATING_BOARD,
+    Period,
+    deal_board,
+    points_board,
+    rating_board,
+    rounds_board,
+    wins_board,
+)
 from golf.app.history import RecordKind, Result
 from golf.app.identity import LEGACY_OWNER, PlayerRecord
 from golf.app.recording import RecordKeeper, game_moves
@@ -124,8 +132,10 @@ async def test_a_round_is_recorded_at_its_last_hole_and_boards_keep_each_players
     assert held(Period.ALL_TIME, MONDAY) == (-9, "r4")
 
 
-def table_after(totals: list[int], seats: list[Seat], end: MatchEnd = MatchEnd.COMPLETED) -> tuple[Table, Table]:
-    options = TableOptions.build("six-card", seats=len(seats), holes=2)
+def table_after(
+    totals: list[int], seats: list[Seat], end: MatchEnd = MatchEnd.COMPLETED, preset: str = "six-card"
+) -> tuple[Table, Table]:
+    options = TableOptions.build(preset, seats=len(seats), holes=2)
     rows = ((t - t // 2 for t in totals), (t // 2 for t in totals))
     sheet = ScoreSheet(len(seats), tuple(tuple(row) for row in rows))
     before = Table(options, "seed", tuple(seats), sheet, TableStatus.PLAYING)
@@ -177,6 +187,21 @@ async def test_a_rated_match_moves_ratings_and_counts_wins_and_points_per_preset
     assert e is not store.tables.board_entries
     e = store.tables.board_entries
     assert e[(wins_board("*"), ANN)].wins == 2 and e[(RATING_BOARD, ANN)].mu > ann.mu
+
+
+async def test_each_preset_has_its_own_rating_and_rating_entries_show_the_wins_holes_and_points() -> None:
+    store = store_with_players()
+    seats = [Seat(player_id=ANN), Seat(player_id=BOB)]
+    await end_match(store, *table_after([8, 20], seats))  # Ann wins at six-card...
+    await end_match(store, *table_after([30, 4], seats, preset="four-card"), table_id="t2")  # ... and loses at four
+    e = store.tables.board_entries
+    six, four, every = (e[(rating_board(p), ANN)] for p in ("six-card", "four-card", "*"))
+    assert every.board == RATING_BOARD
+    assert six.mu > 25 > four.mu, "a preset's rating moves with that preset's matches only"
+    assert (six.matches, six.wins, six.holes, six.points) == (1, 1, 2, 8)
+    assert (four.matches, four.wins, four.holes, four.points) == (1, 0, 2, 30)
+    assert (every.matches, every.wins, every.holes, every.points) == (2, 1, 4, 38)
+    assert not [k for k in e if k[0] == rating_board("six-card-jokers")], "no board of a preset nobody played"
 
 
 async def test_an_abandoned_match_is_in_the_history_but_not_rated() -> None:

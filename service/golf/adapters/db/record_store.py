@@ -33,6 +33,13 @@ def _key_of(alias: str) -> str:
     return f"({alias}.k1, {alias}.k2, {alias}.k3, {alias}.reached_at, {alias}.player_id)"
 
 
+_SEEN_BY = (
+    "(r.kind <> 'match' OR EXISTS (SELECT 1 FROM card_golf_tables t WHERE t.id = r.record_id "
+    "AND (t.listed OR t.owner_id = ?)) OR EXISTS (SELECT 1 FROM records s WHERE s.kind = r.kind "
+    "AND s.record_id = r.record_id AND s.player_id = ?))"
+)
+"""The record ``r`` is one the viewer (the two ``?``) may see: not a match, a listed table's, one of a table the
+viewer created, or one the viewer has a row of (held a seat). The access rule of ``TableService.get``."""
 _STATS_COLUMNS = "deal_id, preset, plays, wins, score_sum, duration_ms_sum"
 _UPDATED = ", ".join(f"{c} = excluded.{c}" for c in _ENTRY_COLUMNS.split(", ")[2:])
 
@@ -167,32 +174,38 @@ class SqlRecordStore:
 
     # -- reads: each one statement outside any transaction (``fetchall_atomic``), the fewest round trips ----------
     async def history(
-        self, player_id: str, query: HistoryFilter, before_id: int | None, limit: int
+        self, player_id: str, query: HistoryFilter, before_id: int | None, limit: int, viewer: str | None = None
     ) -> list[PlayedRecord]:
-        """A player's records, newest first (by ``id``: commit order per player), below ``before_id``."""
-        sql = ["player_id = ?"]
+        """A player's records, newest first (by ``id``: commit order per player), below ``before_id``. For a
+        ``viewer`` (another player), a private table's match only when the viewer created the table or has a row
+        of the match (one is written for every person seated): in the statement, so a page is always full."""
+        sql = ["r.player_id = ?"]
         args: list[Any] = [player_id]
         if before_id is not None:
-            sql.append("id < ?")
+            sql.append("r.id < ?")
             args.append(before_id)
         if query.family is not None:
             kinds = [k.value for k in query.family.kinds]
-            sql.append(f"kind IN ({', '.join('?' * len(kinds))})")
+            sql.append(f"r.kind IN ({', '.join('?' * len(kinds))})")
             args += kinds
         if query.preset is not None:
-            sql.append("preset = ?")
+            sql.append("r.preset = ?")
             args.append(query.preset)
         if query.result is not None:
-            sql.append("result = ?")
+            sql.append("r.result = ?")
             args.append(query.result.value)
         if query.finished_after is not None:
-            sql.append("finished_at >= ?")
+            sql.append("r.finished_at >= ?")
             args.append(query.finished_after)
         if query.finished_before is not None:
-            sql.append("finished_at < ?")
+            sql.append("r.finished_at < ?")
             args.append(query.finished_before)
+        if viewer is not None:
+            sql.append(_SEEN_BY)
+            args += [viewer, viewer]
+        columns = ", ".join(f"r.{c}" for c in _RECORD_COLUMNS.split(", "))
         rows = await self.tx.fetchall_atomic(
-            f"SELECT id, {_RECORD_COLUMNS} FROM records WHERE {' AND '.join(sql)} ORDER BY id DESC LIMIT ?",
+            f"SELECT r.id, {columns} FROM records r WHERE {' AND '.join(sql)} ORDER BY r.id DESC LIMIT ?",
             *args,
             limit,
         )
