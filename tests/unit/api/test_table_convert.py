@@ -143,9 +143,10 @@ def test_a_presets_rules_sent_back_as_overrides_make_the_same_rules(name: str) -
     assert list(msg.values) == list(rules.values)
     # Over six-card, which has no special values and no powers (an empty map keeps the preset's: a request cannot
     # take a preset's powers away, only start from a preset without them).
-    _same_rules(TableOptions.build("six-card", rules_overrides(msg), 2, rules.holes).rules, rules)
+    seats = rules.min_players  # 4 for six-card-jokers, 2 elsewhere
+    _same_rules(TableOptions.build("six-card", rules_overrides(msg), seats, rules.holes).rules, rules)
     again = json_format.Parse(json_format.MessageToJson(msg), cg.CardGolfRules())
-    _same_rules(TableOptions.build(name, rules_overrides(again), 2, rules.holes).rules, rules)
+    _same_rules(TableOptions.build(name, rules_overrides(again), seats, rules.holes).rules, rules)
 
 
 def test_unset_options_keep_the_presets_and_set_ones_change_one_by_one() -> None:
@@ -257,11 +258,13 @@ async def _seen(tables: TableService, snap: TableSnapshot) -> cg.Table:
 async def test_every_listed_legal_move_sent_back_as_it_is_is_accepted_over_whole_matches(
     tables: TableService, preset: str
 ) -> None:
-    """A person and a bot at each preset, two holes: the person always plays a random listed move, taken from the
-    message and converted back, through its JSON form."""
+    """A person and a bot at each preset (three at six-card-jokers, for four or more), two holes: the person always
+    plays a random listed move, taken from the message and converted back, through its JSON form."""
     rng = random.Random(preset)
-    made = await tables.create_table(ANN, preset, seats=2, holes=2)
-    await tables.add_bot(ANN, made.table_id, "random", "bot")
+    seats = PRESETS[preset].min_players  # 4 for six-card-jokers, 2 elsewhere
+    made = await tables.create_table(ANN, preset, seats=seats, holes=2)
+    for bot in range(1, seats):
+        await tables.add_bot(ANN, made.table_id, "random", f"bot-{bot}")
     snap = await tables.start(ANN, made.table_id, "start")
     kinds: Counter[str] = Counter()
     n = 0

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from golf.app.errors import InvalidArgument
 from golf.app.tables import (
     BotAdded,
     Entry,
@@ -34,7 +35,7 @@ from golf.app.tables.records import (
     encode_options,
     entry_seat,
 )
-from golf.engine.cardgolf import PRESETS, DrawDiscard, DrawStock, Knock, Move, Reveal, Swap, UsePower
+from golf.engine.cardgolf import PRESETS, DrawDiscard, DrawStock, Knock, Move, Reveal, Swap, UsePower, preset
 from golf.engine.cardgolf.moves import Discard, Flip, Pass, PeekStroke
 from tests.unit.app.test_tables import Driver, Plan, plans, play_humans
 
@@ -78,6 +79,27 @@ def test_options_text() -> None:
     # A rule option added after a table was stored takes its default when the record is read.
     del data["rules"]["max_rounds"]
     assert decode_options(json.dumps(data)).rules.max_rounds == options.rules.max_rounds
+
+
+def test_tables_stored_before_a_preset_changed_keep_their_rules() -> None:
+    """six-card-jokers 3 seats four or more and scores a two 2; Powers 3's 2 no longer lends the ace's power. A table
+    stored with version 2 keeps its seats and rules: its stored rules lack the options added since, which take the
+    defaults of version 2."""
+    jokers_2 = json.loads(preset("six-card-jokers", 2).canonical())
+    assert "min_players" not in jokers_2 and "two_powers_from_three" not in jokers_2
+    stored = json.dumps({"v": 1, "preset": "six-card-jokers", "rules": jokers_2, "seats": 2, "join_code": None})
+    options = decode_options(stored)
+    assert options.seats == 2 and options.rules == preset("six-card-jokers", 2) and options.rules.values[1] == -2
+    powers_2 = json.loads(preset("powers", 2).canonical())
+    stored = json.dumps({"v": 1, "preset": "powers", "rules": powers_2, "seats": 2, "join_code": None})
+    assert not decode_options(stored).rules.two_powers_from_three
+    # New tables follow the texts, and say so in their stored rules.
+    with pytest.raises(InvalidArgument, match="4 or more players") as refused:
+        TableOptions.build("six-card-jokers", seats=3)
+    assert refused.value.field == "seats"
+    made = json.loads(encode_options(TableOptions.build("six-card-jokers", seats=4)))["rules"]
+    assert made["min_players"] == 4 and made["values"][1] == 2
+    assert json.loads(encode_options(TableOptions.build("powers", seats=2)))["rules"]["two_powers_from_three"]
 
 
 @given(

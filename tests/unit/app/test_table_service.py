@@ -23,7 +23,7 @@ from golf.app.tables import (
 )
 from golf.app.tables import replay as replay_table
 from golf.app.tables.bots import BOT_BUDGET
-from golf.engine.cardgolf import DrawStock, Knock, Move, Refusal, Reveal
+from golf.engine.cardgolf import Discard, DrawStock, Knock, Move, PeekStroke, Refusal, Reveal
 from tests.unit.app.conftest import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 from tests.unit.app.test_tables import scan
@@ -389,3 +389,27 @@ async def test_a_table_of_bots_plays_its_match_in_bounded_appends(tables: TableS
     done = await tables.get(ANN, made.table_id)
     assert done.view.end is MatchEnd.COMPLETED and runs > 1
     assert not await tables.run_due(made.table_id)  # nothing is due any more
+
+
+# -- the strict game (peeks_stay_visible off) ------------------------------------------------------------------
+async def test_the_answer_to_a_peek_stroke_shows_the_card_though_a_bot_moved_after_it(
+    tables: TableService, store: FakeStore
+) -> None:
+    """Seed 004's four-card stroke "to look at one of these cards again": the player pays a point, and the answer to
+    the peek (which comes once the bot after them has moved) shows the card they looked at again."""
+    rules = {"peek_stroke": 1, "peeks_stay_visible": False}
+    made = await tables.create_table(ANN, "four-card", rules=rules, seats=2)
+    await tables.add_bot(ANN, made.table_id, "greedy", "bot")
+    snap = await tables.start(ANN, made.table_id, "go")
+    snap = await tables.act(ANN, made.table_id, Reveal((0, 1)), "reveal")
+    assert snap.view.hole is not None and snap.view.hole.grids[0][0] is not None  # the peek at the start
+    if DrawStock() not in snap.view.legal_moves or PeekStroke(0) not in snap.view.legal_moves:
+        pytest.fail(f"ann's turn was expected, not {snap.view.legal_moves}")
+    snap = await tables.act(ANN, made.table_id, DrawStock(), "draw")
+    snap = await tables.act(ANN, made.table_id, Discard(), "discard")
+    assert snap.view.hole is not None and snap.view.hole.grids[0][0] is None, "the strict game: players remember"
+    peeked = await tables.act(ANN, made.table_id, PeekStroke(0), "again")
+    table = full_table(store, made.table_id, peeked.version)
+    assert table.hole is not None and table.hole.turn == 0 and table.hole.strokes[0] == 1  # the bot moved since
+    assert peeked.view.hole is not None and peeked.view.hole.grids[0][0] == table.hole.grids[0][0]
+    check_view(store, peeked)

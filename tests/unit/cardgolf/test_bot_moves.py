@@ -74,6 +74,7 @@ def _play_checked(
 ) -> HoleState:
     """Play one hole, asserting before each move that the bot chose one of its view's legal moves (counted in
     ``seen`` by phase and kind)."""
+    names = names + ["greedy"] * (rules.min_players - len(names))  # six-card with jokers seats four or more
     bots = [(_light if light else make_bot)(name, i + 7) for i, name in enumerate(names)]
 
     def check(state: HoleState, seat: int, move: Move) -> None:

@@ -231,10 +231,10 @@ def test_knocker_bonuses(bonus: KnockerBonus, expected: int) -> None:
 
 
 def test_four_alike_charges_each_opponent() -> None:
-    rules = preset("six-card-jokers")
-    result = hole_result(_finished(rules, ["7S 7C 7D 7H 3S 4C", LOW, LOW], ender=1))
+    rules = preset("six-card-jokers")  # four or more players; a two is 2, so LOW scores 21
+    result = hole_result(_finished(rules, ["7S 7C 7D 7H 3S 4C", LOW, LOW, LOW], ender=1))
     assert result.scores[0] == 7
-    assert result.scores[1] == 17 + 10 and result.scores[2] == 17 + 10
+    assert result.scores[1:] == (21 + 10,) * 3
     assert result.winners == (0,)
 
 

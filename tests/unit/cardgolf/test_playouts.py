@@ -101,7 +101,7 @@ def play_and_check(rules: GolfRules, players: int, bots: list[str], hole: int) -
 def test_playouts(name: str) -> None:
     rules = VARIANTS[name]
     for hole in range(4):
-        players = 2 + hole % 3
+        players = max(2 + hole % 3, rules.min_players)
         bots = ["random" if (hole + i) % 2 else "greedy" for i in range(players)]
         play_and_check(rules, players, bots, hole)
     play_and_check(rules, 8 if rules.cards_per_grid * 8 + 2 <= rules.deck_size(8) else 5, ["random"] * 8, 9)
@@ -109,7 +109,9 @@ def test_playouts(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["six-card", "six-card-jokers", "nine-card"])
 def test_strong_plays_legal_moves(name: str) -> None:
-    play_and_check(PRESETS[name], 2, ["strong", "greedy"], 1)
+    rules = PRESETS[name]
+    seats = max(2, rules.min_players)  # six-card with jokers seats four or more
+    play_and_check(rules, seats, ["strong"] + ["greedy"] * (seats - 1), 1)
 
 
 def test_greedy_beats_random() -> None:

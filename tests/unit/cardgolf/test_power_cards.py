@@ -175,6 +175,30 @@ def test_the_two_can_lend_the_eight_and_then_another_power() -> None:
     same_cards(s, kept.apply(0, Pass()))
 
 
+def test_the_two_lends_only_powers_of_the_cards_three_to_king() -> None:
+    # Seed 004: the 2 "can use any combination (without repeats) of two powers from 3 - Black King": not the ace's.
+    s = holding("2H")
+    named = {m.power for m in s.legal_moves() if isinstance(m, UsePower)}
+    assert "add_or_remove" not in named and {"peek_own", "shuffle_opponent", "draw_two"} <= named
+    refused(s, 0, UsePower(1, power="add_or_remove"), Refusal.POWER_USED)
+    first = s.apply(0, UsePower(position=2, power="peek_own"))
+    assert not any(m.power == "add_or_remove" for m in first.legal_moves() if isinstance(m, UsePower))
+    refused(first, 0, UsePower(position=3, power="add_or_remove"), Refusal.POWER_USED)
+    assert "add_or_remove" not in {m.power for m in view(s, 0).legal_moves if isinstance(m, UsePower)}
+    # Rules keyed by card code count by rank too; a joker's power is not lent either.
+    coded = replace(POWERS, powers=(("2", Power.TWO_POWERS), ("AS", Power.PEEK_OWN), ("X", Power.SHUFFLE_OPPONENT)))
+    assert not any(isinstance(m, UsePower) for m in holding("2H", coded).legal_moves())
+
+
+def test_a_table_stored_with_powers_version_2_still_lends_the_ace() -> None:
+    # Its stored rules lack ``two_powers_from_three``: the 2 lends the ace's power, as when the table was played.
+    stored = GolfRules.from_canonical(preset("powers", 2).canonical())
+    assert '"two_powers_from_three"' not in preset("powers", 2).canonical() and not stored.two_powers_from_three
+    s = holding("2H", stored)
+    added = s.apply(0, UsePower(1, power="add_or_remove"))
+    assert len(added.grids[1]) == 7 and added.phase is Phase.POWER
+
+
 # -- the ace: add or remove ------------------------------------------------------------------------------------------
 def test_the_ace_adds_the_top_of_the_stock_to_an_opponent_unseen() -> None:
     s = holding("AH")
@@ -330,8 +354,14 @@ def test_every_preset_keeps_its_old_versions() -> None:
     assert not preset("six-card-jokers", 1).start_fixed and preset("six-card-jokers", 2).start_fixed
     assert Power.DRAW_TWO not in dict(preset("powers", 1).powers).values()
     assert Power.DRAW_TWO in dict(preset("powers", 2).powers).values()
-    with pytest.raises(KeyError, match="versions 1 to 2"):
-        preset("powers", 3)
+    # Version 3 of each follows its text: a two is 2 and four or more play (seed 001); the 2 does not lend the ace's
+    # power (seed 004). The versions before keep what tables made with them played.
+    old_jokers, jokers = preset("six-card-jokers", 2), preset("six-card-jokers", 3)
+    assert (old_jokers.values[1], old_jokers.min_players) == (-2, 2)
+    assert (jokers.values[1], jokers.min_players) == (2, 4)
+    assert not preset("powers", 2).two_powers_from_three and preset("powers", 3).two_powers_from_three
+    with pytest.raises(KeyError, match="versions 1 to 3"):
+        preset("powers", 4)
     with pytest.raises(KeyError, match="unknown preset"):
         preset("no-such", 1)
 

@@ -50,7 +50,7 @@ CASES: list[tuple[str, GolfRules, str, int, dict[str, int], set[int]]] = [
     ("jokers-row-pair", JOK, "XB XR 5S 6C KD AH", 8, {"row": 0}, {0, 1}),
     ("jokers-apart", JOK, "XB 5S XR 6C KD AH", 8, {}, set()),
     ("jokers-four-sevens", JOK, "7S 7C 7D 7H 3S 4C", 7, {"row": -28}, {0, 1, 2, 3}),
-    ("jokers-queens-twos", JOK, "QS QC 2D 2H XB AS", -1, {"row": -16}, {0, 1, 2, 3}),
+    ("jokers-queens-twos", JOK, "QS QC 2D 2H XB AS", -1, {"row": -24}, {0, 1, 2, 3}),
     ("jokers-two-joker-rows", JOK, "XB XR XB XR 5S 5C", -8, {"row": -10}, {0, 1, 2, 3, 4, 5}),
     ("four-ace-pair", FOUR, "AS 2C AH 3D", 1, {"column": -2}, {0, 2}),
     ("four-kings", FOUR, "KS KC KD KH", 0, {"column": 0}, {0, 1, 2, 3}),

@@ -69,8 +69,9 @@ _SEATABLE = [
     (preset, players, seed)
     for preset in sorted(PRESETS)
     for players, seed in _TABLES
-    # Only tables the rules can seat (a grid each, a pile card and a stock card).
-    if players * PRESETS[preset].cards_per_grid + 2 <= PRESETS[preset].deck_size(players)
+    # Only tables the rules can seat (enough players, a grid each, a pile card and a stock card).
+    if players >= PRESETS[preset].min_players
+    and players * PRESETS[preset].cards_per_grid + 2 <= PRESETS[preset].deck_size(players)
 ]
 
 

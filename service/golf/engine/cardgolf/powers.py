@@ -146,8 +146,7 @@ def _peek_own(state: HoleState, seat: int, move: UsePower, card: GCard | None) -
     p = _position(state, seat, move.position)
     if state.face_up[seat][p]:
         raise IllegalMove(Refusal.ALREADY_FACE_UP, f"position {p} is face up")
-    known = tuple(k | {(seat, p)} if s == seat else k for s, k in enumerate(state.known))
-    return _discarding(replace(state, known=known), card)
+    return _discarding(state.look(seat, frozenset({(seat, p)})), card)
 
 
 def _peek_opponent_moves(state: HoleState, seat: int) -> list[UsePower]:
@@ -159,8 +158,7 @@ def _peek_opponent(state: HoleState, seat: int, move: UsePower, card: GCard | No
     p = _position(state, s, move.position, attack=True)
     if state.face_up[s][p]:
         raise IllegalMove(Refusal.ALREADY_FACE_UP, f"position {p} is face up")
-    known = tuple(k | {(s, p)} if v == seat else k for v, k in enumerate(state.known))
-    return _discarding(replace(state, known=known), card)
+    return _discarding(state.look(seat, frozenset({(s, p)})), card)
 
 
 def _blind_swap_moves(state: HoleState, seat: int) -> list[UsePower]:
@@ -408,13 +406,25 @@ CARDS: dict[Power, PowerCard] = {
 """Every power the engine plays but ``TWO_POWERS``, which lends the others (see :class:`_Play`)."""
 
 
+_RANKS = "A23456789TJQK"
+
+
+def _lends_from(rules: GolfRules, key: str) -> bool:
+    """Whether a 2 may lend the power the rules give the card(s) ``key`` (a rank or a card code): with
+    ``two_powers_from_three`` only the ranks 3 to king (seed 004), so never the ace's power nor a joker's."""
+    if not rules.two_powers_from_three:
+        return True
+    return _RANKS.find(key[0]) + 1 >= 3  # find gives -1 for a joker's X
+
+
 def lendable(rules: GolfRules) -> list[Power]:
     """The powers a 2 of Powers may lend under ``rules``: the table's other powers that work by a move and do not
-    move the power card itself, in the order the rules list them."""
+    move the power card itself (with ``two_powers_from_three``, of the cards 3 to king only), in the order the
+    rules list them."""
     out: list[Power] = []
-    for _, power in rules.powers:
+    for key, power in rules.powers:
         card = CARDS.get(power)
-        if card is not None and card.lendable and power not in out:
+        if card is not None and card.lendable and power not in out and _lends_from(rules, key):
             out.append(power)
     return out
 

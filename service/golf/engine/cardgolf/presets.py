@@ -8,17 +8,20 @@ from __future__ import annotations
 from dataclasses import replace
 
 from golf.engine.cardgolf.options import FlipRule, FourAlikeScope, Power, StartMode
-from golf.engine.cardgolf.rules import GolfRules
+from golf.engine.cardgolf.rules import STANDARD_VALUES, GolfRules
 
 SIX_CARD = GolfRules()
 
 PRESETS: dict[str, GolfRules] = {
     "six-card": SIX_CARD,
-    # Seed 001: two packs and four jokers, 3 rows of 2, the top two cards turned up, pairs side by side, kings 0,
-    # jokers -2, a joker pair -4, four alike in a group of four: +10 to each opponent; once a player has every card
-    # face up the others look at their face-down cards before their last turn.
+    # Seed 001: four or more players, two packs and four jokers, 3 rows of 2, the top two cards turned up, pairs side
+    # by side, kings 0, jokers -2, aces 1, queens and jacks 10, "all other cards are face value" (a two is 2), a
+    # joker pair -4, four alike in a group of four: +10 to each opponent; once a player has every card face up the
+    # others look at their face-down cards before their last turn.
     "six-card-jokers": replace(
         SIX_CARD,
+        min_players=4,
+        values=(1, 2, *STANDARD_VALUES[2:]),
         start_fixed=True,
         look_before_last_turn=True,
         decks=2,
@@ -66,7 +69,8 @@ PRESETS: dict[str, GolfRules] = {
         ),
     ),
     # Powers (seed 004): six cards, look at two, all face down, end by knocking; red kings -1; every power of the
-    # table (the queen is a dud; the black kings cancel a knock by being seen).
+    # table (the queen is a dud; the black kings cancel a knock by being seen; the 2 lends two powers of the cards
+    # 3 to king, never the ace's).
     "powers": replace(
         SIX_CARD,
         start_mode=StartMode.PEEK,
@@ -76,6 +80,7 @@ PRESETS: dict[str, GolfRules] = {
         knocking=True,
         match_columns=False,
         special_values=(("KH", -1), ("KD", -1)),
+        two_powers_from_three=True,
         powers=(
             ("J", Power.PEEK_OWN),
             ("T", Power.PEEK_OPPONENT),
@@ -105,16 +110,16 @@ PRESETS: dict[str, GolfRules] = {
 
 DESCRIPTIONS: dict[str, str] = {
     "six-card": "The classic game: a 2x3 grid, two cards turned up, a column of a pair scores 0, kings 0, twos -2.",
-    "six-card-jokers": "Six cards in 3 rows of 2 from two packs and four jokers: the top two turned up, pairs side by "
-    "side, a joker pair -4, four alike in a block +10 to each opponent.",
+    "six-card-jokers": "For four or more: six cards in 3 rows of 2 from two packs and four jokers, the top two turned "
+    "up; twos 2, jokers -2, pairs side by side 0, a joker pair -4, four alike in a block +10 to each opponent.",
     "four-card": "A 2x2 grid: look at two of your cards privately; the hole ends when a player knocks.",
     "eight-card": "Six-card on a 2x4 grid.",
     "nine-card": "A 3x3 grid from two packs: three cards turned up, a column of three alike scores 0.",
     "cambio": "Cambio: a 2x2 grid kept face down, two peeked at; drawn jacks peek at your own card, queens at an "
     "opponent's, kings swap blind, jokers shuffle an opponent's cards; knock to end the hole.",
     "powers": "Powers: six cards kept face down, two peeked at, red kings -1; drawn power cards peek, swap, give, "
-    "shuffle, turn, shield, draw two, add or remove cards, or lend two powers; black kings cancel a knock; knock to "
-    "end the hole.",
+    "shuffle, turn, shield, draw two, add or remove cards, or (the 2) lend two powers of the cards 3 to king; black "
+    "kings cancel a knock; knock to end the hole.",
     "six-card-flip": "Six-card where a player who discards a drawn card may turn up one of their face-down cards.",
     "cutthroat": "Cutthroat: six-card with kings worth 15; a king drawn from the stock may be traded for another "
     "player's face-up card, which goes into your own grid.",
@@ -129,13 +134,17 @@ HISTORY["four-card"] = (
     replace(PRESETS["four-card"], end_on_all_face_up=True),  # 1: also ended when four cards were face up
     PRESETS["four-card"],  # 2: ends by knocking only, as its text says
 )
+_JOKERS_2 = replace(PRESETS["six-card-jokers"], min_players=2, values=STANDARD_VALUES)  # twos -2, from 2 players
 HISTORY["six-card-jokers"] = (
-    replace(PRESETS["six-card-jokers"], start_fixed=False, look_before_last_turn=False),  # 1: start cards chosen
-    PRESETS["six-card-jokers"],  # 2: the top two cards turned up; a look before the last turn (seed 001)
+    replace(_JOKERS_2, start_fixed=False, look_before_last_turn=False),  # 1: start cards chosen
+    _JOKERS_2,  # 2: the top two cards turned up; a look before the last turn (seed 001)
+    PRESETS["six-card-jokers"],  # 3: twos 2 ("all other cards are face value"), four or more players (seed 001)
 )
+_POWERS_2 = replace(PRESETS["powers"], two_powers_from_three=False)  # the 2 lent the ace's power too
 HISTORY["powers"] = (
-    replace(PRESETS["powers"], powers=PRESETS["powers"].powers[:7]),  # 1: 8, 5, 2, ace, black king were duds
-    PRESETS["powers"],  # 2: the 8, 5, 2, ace and black king powers
+    replace(_POWERS_2, powers=PRESETS["powers"].powers[:7]),  # 1: 8, 5, 2, ace, black king were duds
+    _POWERS_2,  # 2: the 8, 5, 2, ace and black king powers
+    PRESETS["powers"],  # 3: the 2 lends powers of the cards 3 to king only, not the ace's (seed 004)
 )
 
 

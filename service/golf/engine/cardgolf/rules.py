@@ -43,6 +43,8 @@ class GolfRules:
     start_fixed: bool = False
     """The start cards are the first ``start_cards`` positions in reading order (the top row), turned up (or peeked
     at) at the deal: the players do not choose them (six-card with jokers, seed 001)."""
+    min_players: int = MIN_PLAYERS
+    """The fewest players the game is for (seed 001's six-card with jokers: "four or more")."""
     # -- the turn --------------------------------------------------------------------------------------------
     swap_face_up: bool = True
     """A card swapped into a grid lies face up; when false it lies face down and only its owner knows it."""
@@ -68,8 +70,9 @@ class GolfRules:
     """After a player ends the hole (all face up, or knocking) every other player has one more turn."""
     peeks_stay_visible: bool = True
     """A seat's view keeps showing the face-down cards it has seen (peeked at, swapped in, was shown) for the rest of
-    the hole, for apps that do the remembering; when false (the strict game) it shows one only right after the move
-    that let the seat see it, and players remember."""
+    the hole, for apps that do the remembering; when false (the strict game) it shows one only from the move that let
+    the seat see it (a peek always shows its card, even one seen before) until that seat's next move, and players
+    remember."""
     look_before_last_turn: bool = False
     """When a player has turned up every card and ended the hole, each other player looks at their own face-down
     cards before their last turn (seed 001)."""
@@ -138,6 +141,10 @@ class GolfRules:
     powers: tuple[tuple[str, Power], ...] = ()
     """Power of a card drawn from the stock and discarded, keyed by rank character (``J``, ``X`` for jokers) or
     by full code (``KS``); codes win over ranks."""
+    two_powers_from_three: bool = False
+    """The 2 of Powers lends only the powers of the cards 3 to king (seed 004: "two powers from 3 - Black King"),
+    never the ace's (or a joker's); false, as in ``powers`` before version 3 (tables stored with it keep it): the
+    powers of any of the table's other power cards."""
     # -- match -----------------------------------------------------------------------------------------------
     holes: int = 9
 
@@ -198,6 +205,8 @@ class GolfRules:
             raise ValueError("max_rounds: must be at least 1")
         if self.holes < 1:
             raise ValueError("holes: must be at least 1")
+        if not MIN_PLAYERS <= self.min_players <= MAX_PLAYERS:
+            raise ValueError(f"min_players: must be {MIN_PLAYERS} to {MAX_PLAYERS}")
         if self.peek_stroke < 0:
             raise ValueError("peek_stroke: must not be negative")
         if self.early_out and self.end_on_all_face_up is False:
@@ -210,6 +219,8 @@ class GolfRules:
         if players is not None:
             if not MIN_PLAYERS <= players <= MAX_PLAYERS:
                 raise ValueError(f"players: must be {MIN_PLAYERS} to {MAX_PLAYERS}")
+            if players < self.min_players:
+                raise ValueError(f"players: these rules are for {self.min_players} or more players")
             if players * self.cards_per_grid + 2 > self.deck_size(players):
                 raise ValueError("decks: the grids need more cards than the decks hold")
 
@@ -295,6 +306,8 @@ ADDED_OPTIONS = (
     "first_out_bonus",
     "underdog_bonus",
     "tied_penalty",
+    "min_players",
+    "two_powers_from_three",
 )
 """Options added after rules were first published: :meth:`GolfRules.canonical` writes each only when it differs from
 its default, so the canonical text (and the commitment) of rules that do not use them is what it always was."""

@@ -103,8 +103,9 @@ class HoleState:
     strokes: tuple[int, ...] = ()
     """Points taken for peek strokes, per seat."""
     glimpsed: tuple[frozenset[Slot], ...] = ()
-    """Per seat, the face-down cards it came to know by the last move (kept only when the rules do not keep peeked
-    cards visible: a seat's view then shows a face-down card only right after it saw it)."""
+    """Per seat, the face-down cards it came to know or looked at since its own last move (kept only when the rules
+    do not keep peeked cards visible: a seat's view then shows a face-down card only from the move that let it see
+    the card until its next move)."""
     went_out: int | None = None
     """The first seat to have every card face up (for ``first_out_bonus``)."""
     shields: tuple[frozenset[int], ...] = ()
@@ -219,21 +220,50 @@ class HoleState:
             raise IllegalMove(Refusal.HOLE_OVER, "the hole is over")
         if not 0 <= seat < self.players:
             raise IllegalMove(Refusal.NO_SUCH_SEAT, f"seat {seat} does not exist")
-        if self.phase is Phase.SETUP:
-            after = self._setup(seat, move)
-        elif seat != self.turn:
-            raise IllegalMove(Refusal.NOT_YOUR_TURN, f"it is seat {self.turn}'s turn")
-        elif self.phase is Phase.DRAW:
-            after = self._draw(seat, move)
-        elif self.phase is Phase.PLACE:
-            after = self._place(seat, move)
-        elif self.phase is Phase.FLIP:
-            after = self._flip(seat, move)
-        else:  # CHOOSE, POWER: the rest of a power card's turn
-            after = _power_play().apply(self, seat, move)
         if self.rules.peeks_stay_visible:
-            return after
-        return replace(after, glimpsed=tuple(new - old for new, old in zip(after.known, self.known, strict=True)))
+            return self._move(seat, move)
+        # The strict game: a seat's glimpses last until its own next move, so the answer to a move shows what it let
+        # the mover see even when bots move after it. Each seat glimpses what it comes to know by any move, a known
+        # place whose card changed (a card swapped in where it knew the old one) and what it looks at (a peek shows
+        # its card even when the seat knew it); only cards it still knows stay shown.
+        start = replace(self, glimpsed=tuple(frozenset() if s == seat else g for s, g in enumerate(self._glimpses())))
+        after = start._move(seat, move)
+        changed = frozenset(
+            (owner, p)
+            for owner, (old_grid, new_grid) in enumerate(zip(self.grids, after.grids, strict=True))
+            for p, card in enumerate(new_grid)
+            if p >= len(old_grid) or old_grid[p] != card
+        )
+        glimpsed = tuple(
+            (g & new) | (new - old) | (new & changed)
+            for g, new, old in zip(after._glimpses(), after.known, self.known, strict=True)
+        )
+        return replace(after, glimpsed=glimpsed)
+
+    def _move(self, seat: int, move: Move) -> HoleState:
+        if self.phase is Phase.SETUP:
+            return self._setup(seat, move)
+        if seat != self.turn:
+            raise IllegalMove(Refusal.NOT_YOUR_TURN, f"it is seat {self.turn}'s turn")
+        if self.phase is Phase.DRAW:
+            return self._draw(seat, move)
+        if self.phase is Phase.PLACE:
+            return self._place(seat, move)
+        if self.phase is Phase.FLIP:
+            return self._flip(seat, move)
+        return _power_play().apply(self, seat, move)  # CHOOSE, POWER: the rest of a power card's turn
+
+    def _glimpses(self) -> tuple[frozenset[Slot], ...]:
+        return self.glimpsed or tuple(frozenset() for _ in range(self.players))
+
+    def look(self, seat: int, slots: frozenset[Slot]) -> HoleState:
+        """The state once ``seat`` has looked at the face-down cards at ``slots`` (a peek): it knows them, and in
+        the strict game its view shows them until its next move, even those it knew before."""
+        known = tuple(k | slots if s == seat else k for s, k in enumerate(self.known))
+        if self.rules.peeks_stay_visible:
+            return replace(self, known=known)
+        glimpsed = tuple(g | slots if s == seat else g for s, g in enumerate(self._glimpses()))
+        return replace(self, known=known, glimpsed=glimpsed)
 
     def _check_position(self, position: int, seat: int) -> None:
         if not 0 <= position < len(self.grids[seat]):
@@ -297,10 +327,9 @@ class HoleState:
             self._check_position(move.position, seat)
             if self.face_up[seat][move.position]:
                 raise IllegalMove(Refusal.ALREADY_FACE_UP, f"position {move.position} is face up")
-            known = list(self.known)
-            known[seat] = known[seat] | {(seat, move.position)}
             strokes = tuple(n + rules.peek_stroke if s == seat else n for s, n in enumerate(self.strokes))
-            return replace(self, known=tuple(known), strokes=strokes).end_turn(seat, jack=False)
+            looked = replace(self, strokes=strokes).look(seat, frozenset({(seat, move.position)}))
+            return looked.end_turn(seat, jack=False)
         if isinstance(move, Flip) and rules.flip_as_turn:  # house rule: turning up a card is the whole turn
             return self._turn_up(seat, move.position).end_turn(seat, jack=False)
         if isinstance(move, FlipAll):
@@ -401,11 +430,9 @@ class HoleState:
             ender = seat
             state = replace(state, ender=seat, end_reason=EndReason.ALL_FACE_UP)
             if rules.look_before_last_turn:  # the others look at their own face-down cards before their last turn
-                known = tuple(
-                    k | {(s, p) for p, up in enumerate(self.face_up[s]) if not up} if s != seat else k
-                    for s, k in enumerate(state.known)
-                )
-                state = replace(state, known=known)
+                for s in range(self.players):
+                    if s != seat:
+                        state = state.look(s, frozenset((s, p) for p, up in enumerate(self.face_up[s]) if not up))
             if not rules.final_turns:
                 return state._finish(EndReason.ALL_FACE_UP)
         steps = 2 if (jack and rules.jack_discard_skips_next) else 1
