@@ -1,5 +1,6 @@
 """A player may have two exports streaming at once on a server process: a third is RATE_LIMITED until one ends,
-however it ends (read to its end, or closed early by a client that left)."""
+however it ends (read to its end, or closed early by a client that left); an export refused before its stream
+(an unknown player) holds no place."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from golf.api.export_handlers import MAX_RUNNING, ExportHandlers
 from golf.api.rpc import CallContext, ItemStream
-from golf.app.errors import RateLimited
+from golf.app.errors import NotFound, RateLimited
 from golf.app.exports import Exported, ExportQuery
 from golf.app.identity import Caller
 from golf.v1 import record_service_pb2 as pb
@@ -19,9 +20,19 @@ from golf.v1 import record_service_pb2 as pb
 class NoRecords:
     """An exporter with nothing to export (what is counted is the streams, not their records)."""
 
+    async def open(self, query: ExportQuery) -> AsyncIterator[Exported]:
+        return self.export(query)
+
     async def export(self, query: ExportQuery) -> AsyncIterator[Exported]:
         for _ in ():
             yield _
+
+
+class UnknownPlayer(NoRecords):
+    """An exporter that finds no player of the request's ``playerId``."""
+
+    async def open(self, query: ExportQuery) -> AsyncIterator[Exported]:
+        raise NotFound("no player")
 
 
 def ctx(player: str) -> CallContext:
@@ -48,4 +59,13 @@ async def test_a_third_running_export_is_refused_until_one_ends() -> None:
     await running[1].aclose()
     await again.aclose()
     await other.aclose()
+    assert [await start(handlers, "ann") for _ in range(MAX_RUNNING)]
+
+
+async def test_an_export_refused_before_its_stream_holds_no_place() -> None:
+    handlers = ExportHandlers(UnknownPlayer())  # type: ignore[arg-type]
+    for _ in range(MAX_RUNNING + 1):
+        with pytest.raises(NotFound):
+            await start(handlers, "ann")
+    handlers.exporter = NoRecords()  # type: ignore[assignment]
     assert [await start(handlers, "ann") for _ in range(MAX_RUNNING)]
