@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from golf.app.records import UNDO, DealRecord, GameRecord, GameSnapshot, MoveRecord, action_moves
+from golf.app.records import UNDO, DealRecord, GameRecord, GameSnapshot, MoveRecord, action_moves, shows_stock
 from golf.app.tables.clocks import turn_deadline
 from golf.app.tables.records import LoggedEntry, TableRecord
 from golf.app.tables.state import Table, apply_entry, new_table
@@ -34,7 +34,8 @@ def game_steps(
     game: GameRecord, deal: DealRecord, log: Sequence[MoveRecord], start: int, stop: int
 ) -> Iterator[GameSnapshot]:
     """The game as it stood at steps ``start`` to ``stop - 1`` (step 0 is the deal; step k follows entry k of the
-    log): its row as it was then (version, line, status, score, undos, times) and its position.
+    log): its row as it was then (version, line, status, score, undos, whether an undo had shown a stock card,
+    times) and its position.
 
     Hints and assisted AutoPlay runs are not entries of the log, so each step carries the game's final counts of
     them (as a stored answer to a retried move does)."""
@@ -42,22 +43,31 @@ def game_steps(
     states = [State.initial(deal.rules, deal.layout)]
     line: list[str] = []
     undos = 0
+    seen = False
     if start <= 0 < stop:
-        yield _at(game, deal, states[-1], 0, line, undos, game.created_at)
+        yield _at(game, deal, states[-1], 0, line, undos, seen, game.created_at)
     for k, entry in enumerate(log[: max(stop - 1, 0)], start=1):
         if entry.code == UNDO:
             states.pop()
-            line.pop()
+            undone = line.pop()
+            seen = seen or shows_stock(undone)
             undos += 1
         else:
             states.append(states[-1].replay(action_moves(entry.code)))
             line.append(entry.code)
         if k >= start:
-            yield _at(game, deal, states[-1], entry.seq, line, undos, entry.created_at)
+            yield _at(game, deal, states[-1], entry.seq, line, undos, seen, entry.created_at)
 
 
 def _at(
-    game: GameRecord, deal: DealRecord, state: State, version: int, line: list[str], undos: int, when: datetime
+    game: GameRecord,
+    deal: DealRecord,
+    state: State,
+    version: int,
+    line: list[str],
+    undos: int,
+    stock_seen: bool,
+    when: datetime,
 ) -> GameSnapshot:
     over = state.status is not Status.IN_PROGRESS
     row = replace(
@@ -69,6 +79,7 @@ def _at(
         updated_at=when,
         finished_at=when if over else None,
         undos_used=undos,
+        stock_seen=stock_seen,
     )
     return GameSnapshot(row, deal, state, when)
 

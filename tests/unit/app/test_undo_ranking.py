@@ -12,6 +12,7 @@ from golf.app.errors import MoveRefused
 from golf.app.history import RecordKind
 from golf.app.identity import Caller
 from golf.app.records import RoundRecord, Unranked, shows_stock
+from golf.app.replay_steps import game_steps
 from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
 from golf.engine.solitaire.moves import Draw, Refusal
@@ -145,3 +146,18 @@ async def test_recording_a_hole_that_showed_the_stock_and_its_round() -> None:
     boards = {board for board, _ in store.tables.board_entries}
     assert boards == {deal_board(f"deal-r1-{n}") for n in range(1, 10) if n != 5}
     assert rounds_board(9, "standard", Period.ALL_TIME, MONDAY) not in boards
+
+
+async def test_a_replay_shows_the_game_ranked_until_its_draw_was_undone(
+    games: SolitaireService, store: FakeStore
+) -> None:
+    deal = await games.create_deal(ANN, "standard", {}, pysol_number=2)
+    snap = await games.create_game(ANN, deal.id)
+    await games.play_move(ANN, snap.game.id, Draw(), "d")
+    await games.undo(ANN, snap.game.id, "u")
+    await to_the_end(games, snap.game.id)
+    final = store.tables.games[snap.game.id]
+    log = sorted((m for m in store.tables.moves if m.game_id == final.id), key=lambda m: m.seq)
+    steps = list(game_steps(final, deal, log, 0, len(log) + 1))
+    assert [s.game.unranked for s in steps[:3]] == [None, None, Unranked.STOCK_SEEN]
+    assert all(s.game.stock_seen for s in steps[2:])
