@@ -2,12 +2,15 @@
 ``golf.v1.RecordService``): a finished game (moves, an undo and an AutoPlay run each a step), a round of nine
 holes, a card Golf match of bots at a listed and at a private table. Every step but the last is scanned for what a
 spectator may not know (the stock order, the seed, face-down cards); the last step reveals what the finished game
-or match shows; both transports give the same replay; the refusals carry their codes."""
+or match shows; both transports give the same replay; the refusals carry their codes. Another player replays a
+finished game only once its deal is out of play (``golf.app.reveals``): the game is on a past day's daily deal; a
+round's holes, on deals that never close, are replayed by their own player and refused to others."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from google.protobuf import json_format
@@ -17,7 +20,7 @@ from golf.v1 import record_service_pb2 as rpb
 from golf.v1 import solitaire_pb2
 from tests.e2e.identity import QUICK_RULES, finish, new_client, quick_game
 from tests.e2e.records import Records
-from tests.e2e.support import Client, R, Reply, Rest, Server, choose_move, move_request, new_key, pb
+from tests.e2e.support import Client, Grpc, R, Reply, Rest, Server, choose_move, move_request, new_key, pb
 from tests.e2e.tables import Knowledge, Tables, check_hidden
 from tests.e2e.test_hidden_information import Seen, check_payload
 
@@ -57,10 +60,17 @@ def scan_game(steps: list[rpb.ReplayStep], columns: list[list[str]], start: str,
     assert steps[-1].game == final
 
 
+def yesterday() -> str:
+    return (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
+
+
 def play_with_undo_and_autoplay(client: Client) -> solitaire_pb2.Game:
     # A winnable `wrap` deal: the solver behind AutoPlay decides it in moments (a 20-column quick layout may keep
-    # it searching for its whole budget, past the call's deadline on a loaded machine).
-    game = client.create_game(pb.CreateGameRequest(preset="wrap")).expect_ok().game
+    # it searching for its whole budget, past the call's deadline on a loaded machine). Yesterday's daily deal: it
+    # closed at today's start, so its games (practice) are shown to anyone once finished.
+    deal = client.get_daily_deal(yesterday(), "wrap").expect_ok().deal
+    game = client.create_game(pb.CreateGameRequest(deal_id=deal.id)).expect_ok().game
+    assert game.practice and not game.ranked
     game = client.play_move(move_request(game, choose_move(game))).expect_ok().game
     game = client.undo(pb.UndoRequest(game_id=game.id, idempotency_key=new_key())).expect_ok().game
     auto = client.auto_play(pb.AutoPlayRequest(game_id=game.id, idempotency_key=new_key()))
@@ -86,8 +96,10 @@ def test_a_finished_game(people: list[Client]) -> None:
     assert Records(other).whole(final.id, GAME) == steps
 
 
-def test_a_round_of_nine_holes(people: list[Client]) -> None:
-    ann, bob, other = people
+def test_a_round_of_nine_holes(people: list[Client], server: Server) -> None:
+    ann, bob, _ = people
+    # Ann on the other transport: her holes' deals (made for them, never closed) stay in play for good.
+    other: Client = Grpc(server.grpc_target, as_=ann) if isinstance(ann, Rest) else Rest(server.http_url, as_=ann)
     req = pb.CreateRoundRequest(
         preset="standard", rules=solitaire_pb2.SolitaireRules(**QUICK_RULES), winnable_only=False
     )
@@ -101,15 +113,22 @@ def test_a_round_of_nine_holes(people: list[Client]) -> None:
             Records(bob).replay(round_id, ROUND).expect_error(R.ERROR_REASON_NOT_FOUND)
         if hole < 9:
             game = ann.start_next_hole(round_id).expect_ok().game
-    steps = Records(bob).whole(round_id, ROUND, page=41)
+    steps = Records(ann).whole(round_id, ROUND, page=41)
     assert [s.hole for s in steps] == [n for n, g in enumerate(finals, start=1) for _ in range(g.version + 1)]
     for number, final in enumerate(finals, start=1):
         own = [s for s in steps if s.hole == number]
-        assert [s.game for s in own] == [s.game for s in Records(bob).whole(final.id, GAME)]
+        assert [s.game for s in own] == [s.game for s in Records(ann).whole(final.id, GAME)]
         deal = bob.get_deal(final.deal_id).expect_ok().deal
-        shown = bob.get_game(final.id).expect_ok().game
+        shown = ann.get_game(final.id).expect_ok().game
         scan_game(own, [[c.code for c in col.cards] for col in deal.columns], deal.start_card.code, shown)
-    assert Records(other).whole(round_id, ROUND) == steps
+        # To Bob each finished hole is on a deal still in play: its cards are Ann's alone.
+        bob.get_game(final.id).expect_error(R.ERROR_REASON_DEAL_IN_PLAY)
+        Records(bob).replay(final.id, GAME).expect_error(R.ERROR_REASON_DEAL_IN_PLAY)
+    Records(bob).replay(round_id, ROUND).expect_error(R.ERROR_REASON_DEAL_IN_PLAY)
+    try:
+        assert Records(other).whole(round_id, ROUND) == steps
+    finally:
+        other.close()
 
 
 def bots_match(host: Tables, private: bool = False) -> cg.Table:
