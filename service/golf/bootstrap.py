@@ -25,9 +25,9 @@ from golf.adapters.db.drivers import PostgresDriver
 from golf.adapters.db.record_index import SqlRecordIndex
 from golf.adapters.db.repository import Database
 from golf.adapters.edge import Edge
-from golf.adapters.grpc_server import build_grpc_server
+from golf.adapters.grpc_server import GrpcLimits, build_grpc_server
 from golf.adapters.health import LIVENESS, Readiness
-from golf.adapters.http_protocol import JoinedWritesProtocol
+from golf.adapters.http_protocol import HttpLimits, edge_protocol
 from golf.adapters.metrics import Metrics, TimedSolver
 from golf.adapters.ratelimit import Limits, limits_from_settings
 from golf.adapters.rest import build_rest_app
@@ -257,7 +257,7 @@ async def serve(settings: Settings) -> None:
     metrics = container.metrics
     rpcs = container.rpcs
     grpc_server, health_servicer, grpc_port = build_grpc_server(
-        rpcs, f"{settings.host}:{settings.grpc_port}", container.edge, metrics
+        rpcs, f"{settings.host}:{settings.grpc_port}", container.edge, metrics, GrpcLimits.from_settings(settings)
     )
     readiness = Readiness(
         container.database,
@@ -273,8 +273,9 @@ async def serve(settings: Settings) -> None:
             port=settings.http_port,
             log_level=settings.log_level,
             access_log=settings.access_log,
-            http=JoinedWritesProtocol,  # httptools, each answer in one write
-            timeout_keep_alive=settings.http_keep_alive_seconds,
+            # httptools, each answer in one write, with the edge's limits (line, headers, bodies, timeouts)
+            http=edge_protocol(HttpLimits.from_settings(settings)),
+            timeout_keep_alive=settings.idle_timeout_seconds,
             lifespan="off",
             log_config=None,  # our handlers (``golf.adapters.logs``), not uvicorn's
         )

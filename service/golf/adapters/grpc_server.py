@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
@@ -20,6 +21,7 @@ from golf.adapters.edge import Edge, grpc_peer_address
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request_id, request_id
 from golf.adapters.metrics import Metrics
 from golf.api.error_details import pack, standard_details
+from golf.adapters.settings import Settings
 from golf.api.errors import ApiError, Violation, call_failure, invalid
 from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem
 from golf.api.validation import check_request
@@ -264,10 +266,58 @@ def _add_reflection_v1_descriptor() -> None:
 
 
 def build_grpc_server(
-    rpcs: list[Rpc], address: str, edge: Edge, metrics: Metrics | None = None
+@dataclass(frozen=True, slots=True)
+class GrpcLimits:
+    """What one gRPC connection may hold and send (the ``GOLF_`` settings of the same names)."""
+
+    idle_timeout_seconds: float = Settings.model_fields["idle_timeout_seconds"].default
+    header_timeout_seconds: float = Settings.model_fields["header_timeout_seconds"].default
+    max_connections: int = Settings.model_fields["max_connections"].default
+    max_header_bytes: int = Settings.model_fields["max_header_bytes"].default
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GrpcLimits:
+        """The limits ``settings`` set."""
+        return cls(**{name: getattr(settings, name) for name in cls.__dataclass_fields__})
+
+
+MAX_CONCURRENT_STREAMS = 100
+"""Calls in progress at once on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; gRPC sets none): a client
+opens more connections for more, each of them counted against ``max_connections``."""
+MIN_PING_INTERVAL_MS = 10_000
+"""The most often a client may ping a connection (keepalive); a client that pings more often is sent GOAWAY."""
+SERVER_PING_MS = 60_000
+"""How often the server pings a connection to find it gone (a peer that vanished without closing it)."""
+PING_TIMEOUT_MS = 20_000
+"""How long the server waits for the answer to its ping before it drops the connection."""
+
+
+def server_options(limits: GrpcLimits) -> list[tuple[str, int]]:
+    """The channel arguments that hold the edge's limits on the gRPC port (grpc core's names)."""
+    return [
+        ("grpc.so_reuseport", 0),
+        ("grpc.max_connection_idle_ms", int(limits.idle_timeout_seconds * 1000)),
+        ("grpc.server_handshake_timeout_ms", int(limits.header_timeout_seconds * 1000)),
+        ("grpc.max_allowed_incoming_connections", limits.max_connections),
+        ("grpc.max_concurrent_streams", MAX_CONCURRENT_STREAMS),
+        # Metadata past the soft limit is refused (RESOURCE_EXHAUSTED), past the absolute one the stream is reset.
+        ("grpc.max_metadata_size", limits.max_header_bytes),
+        ("grpc.absolute_max_metadata_size", 2 * limits.max_header_bytes),
+        # Keepalive enforcement: pings at most every 10 s, even without calls (mobile clients ping idle channels),
+        # two strikes, then GOAWAY; an idle connection still ends after the idle timeout.
+        ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.http2.min_ping_interval_without_data_ms", MIN_PING_INTERVAL_MS),
+        ("grpc.http2.max_ping_strikes", 2),
+        ("grpc.keepalive_time_ms", SERVER_PING_MS),
+        ("grpc.keepalive_timeout_ms", PING_TIMEOUT_MS),
+    ]
+
+
+    rpcs: list[Rpc], address: str, edge: Edge, metrics: Metrics | None = None, limits: GrpcLimits | None = None
 ) -> tuple[grpc.aio.Server, health_async.HealthServicer, int]:
-    """A server with the RPCs, health and reflection, bound to ``address``; returns the bound port too."""
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    """A server with the RPCs, health and reflection, bound to ``address``, holding ``limits`` (the defaults when
+    None); returns the bound port too."""
+    server = grpc.aio.server(options=server_options(limits or GrpcLimits()))
     services: dict[str, dict[str, grpc.RpcMethodHandler[Any, Any]]] = {}
     for rpc in rpcs:
         handler: grpc.RpcMethodHandler[Any, Any]

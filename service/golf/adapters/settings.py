@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, PositiveFloat, PositiveInt
+from pydantic import AliasChoices, BaseModel, Field, PositiveFloat, PositiveInt
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -54,10 +54,28 @@ class Settings(BaseSettings):
     max_body_bytes: PositiveInt = 64 * 1024
     """The largest REST request body taken (413 past it, refused before it is read); the largest legitimate body
     is under 4 KiB."""
-    http_keep_alive_seconds: PositiveInt = 75
-    """How long an idle HTTP/1.1 connection stays open. Longer than the idle timeout of the proxies and load
-    balancers in front (60 s on most), so that the server never closes a connection just as one of them reuses it:
-    a race the client sees as a connection reset with no answer."""
+    idle_timeout_seconds: PositiveInt = Field(
+        default=75, validation_alias=AliasChoices("GOLF_IDLE_TIMEOUT_SECONDS", "GOLF_HTTP_KEEP_ALIVE_SECONDS")
+    )
+    """How long a connection with no request in progress stays open, on both ports: an HTTP/1.1 connection from
+    its opening or its last answer (``GOLF_HTTP_KEEP_ALIVE_SECONDS``, its former name, is still read), a gRPC one
+    from its last call (``max_connection_idle``: a GOAWAY, which clients take as "reconnect"). Longer than the idle
+    timeout of the proxies and load balancers in front (60 s on most), so that the server never closes a connection
+    just as one of them reuses it: a race the client sees as a connection reset with no answer."""
+    header_timeout_seconds: PositiveFloat = 10.0
+    """How long a client has to send a whole HTTP request once its first byte came (line, headers and a body of
+    at most ``max_body_bytes``: 408, then the connection is closed), and to open a gRPC connection (its HTTP/2
+    preface and settings). A connection that trickles its headers holds a connection slot for no longer."""
+    max_connections: PositiveInt = 1000
+    """Open connections per process, on each port; past them a new HTTP connection gets 503 and is closed, a new
+    gRPC one is closed at once. The file descriptors and memory of a process stay bounded whoever connects."""
+    max_request_line_bytes: PositiveInt = 16 * 1024
+    """The longest HTTP request line (method, path and query) taken: 414, then the connection is closed."""
+    max_header_bytes: PositiveInt = 32 * 1024
+    """The most bytes of an HTTP request's headers (431, then the connection is closed) and of a gRPC call's
+    metadata (RESOURCE_EXHAUSTED)."""
+    max_headers: PositiveInt = 100
+    """The most header lines an HTTP request may have (431, then the connection is closed)."""
     access_log: bool = False
     """One log line per HTTP request (costs CPU on the hot path)."""
     readiness_interval_seconds: float = 5.0
