@@ -244,6 +244,25 @@ async def test_card_golf_boards_are_per_preset_and_refuse_a_preset_that_is_none(
         assert refused.value.field == "preset"
 
 
+async def test_solitaire_boards_and_deal_lists_refuse_a_preset_that_is_none(database: Database) -> None:
+    """A made-up solitaire preset is refused, not answered with an empty board; ``custom`` names rounds and deals
+    under changed rules (there is no daily deal of it)."""
+    queries = RecordQueries(database, lambda: T0)
+    for query in (
+        BoardQuery(BoardKind.DAILY_DEAL, preset="standrad"),
+        BoardQuery(BoardKind.DAILY_DEAL, preset="custom"),
+        BoardQuery(BoardKind.ROUNDS, preset="six-card"),
+    ):
+        with pytest.raises(InvalidArgument) as refused:
+            await queries.leaderboard(Caller(player_id(0)), query)
+        assert refused.value.field == "preset", query
+    with pytest.raises(InvalidArgument) as refused:
+        await queries.list_deal_stats("standrad", True, 0, 0, "")
+    assert refused.value.field == "preset"
+    assert not (await queries.leaderboard(Caller(player_id(0)), BoardQuery(BoardKind.ROUNDS, preset="custom"))).entries
+    assert (await queries.list_deal_stats("custom", True, 0, 0, "")) == ([], "")
+
+
 async def test_a_private_tables_match_is_in_a_history_only_for_its_players_and_its_creator(
     database: Database,
 ) -> None:

@@ -36,8 +36,11 @@ from golf.app.quoting import shown
 from golf.app.records import Verdict
 from golf.app.solitaire import check_page_size
 from golf.engine.cardgolf.presets import PRESETS as CARD_GOLF_PRESETS
+from golf.engine.solitaire.rules import PRESETS as SOLITAIRE_PRESETS
 
 DEFAULT_PRESET = "standard"
+CUSTOM_PRESET = "custom"
+"""What games under changed rules are recorded as (``golf.app.dealing.resolve_rules``)."""
 DEFAULT_MIN_HOLES = 9
 DEFAULT_MIN_PLAYS = 10
 
@@ -126,6 +129,18 @@ def _str(value: Any) -> str:
     if not isinstance(value, str) or len(value) > 64:
         raise InvalidArgument("pageToken", "not a page token of this list")
     return value
+
+
+def solitaire_preset(preset: str, custom: bool = True) -> str:
+    """The solitaire preset a board or list is of: ``preset``, or ``DEFAULT_PRESET`` for none; ``custom`` (games
+    under changed rules) where ``custom`` allows it. Raises ``InvalidArgument`` naming ``preset`` for any other
+    name (no game is recorded under it)."""
+    if not preset:
+        return DEFAULT_PRESET
+    known = [*SOLITAIRE_PRESETS, *([CUSTOM_PRESET] if custom else [])]
+    if preset not in known:
+        raise InvalidArgument("preset", f"no solitaire preset {shown(preset)}; choose one of {', '.join(known)}")
+    return preset
 
 
 def card_golf_preset(preset: str) -> str:
@@ -231,13 +246,13 @@ class RecordQueries:
                 date.fromisoformat(day)
             except ValueError:
                 raise InvalidArgument("day", f"day {shown(day)} is not a date (YYYY-MM-DD)") from None
-            deal_id = await uow.records.daily_deal(day, query.preset or DEFAULT_PRESET)
+            deal_id = await uow.records.daily_deal(day, solitaire_preset(query.preset, custom=False))
             return (deal_board(deal_id) if deal_id else None), 0, deal_id or ""
         if kind is BoardKind.ROUNDS:
             holes = query.holes or 9
             if holes not in (9, 18):
                 raise InvalidArgument("holes", "rounds have 9 or 18 holes")
-            return rounds_board(holes, query.preset or DEFAULT_PRESET, query.period, self.clock()), 0, ""
+            return rounds_board(holes, solitaire_preset(query.preset), query.period, self.clock()), 0, ""
         preset = card_golf_preset(query.preset)
         if kind is BoardKind.MATCH_WINS:
             return wins_board(preset), 0, ""
@@ -259,7 +274,7 @@ class RecordQueries:
     ) -> tuple[list[DealReport], str]:
         """Deals of ``preset`` with ``min_plays`` or more, hardest or easiest first (by win rate, then plays)."""
         size = check_page_size(page_size)
-        preset = preset or DEFAULT_PRESET
+        preset = solitaire_preset(preset)
         plays = min_plays or DEFAULT_MIN_PLAYS
         scope = f"d:{preset}:{int(hardest)}:{plays}"
         after = None
