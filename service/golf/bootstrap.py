@@ -107,10 +107,8 @@ def build(settings: Settings) -> Container:
         pool_library=max(settings.pool_library, settings.pool_size),
         pool_presets=tuple(p.strip() for p in settings.pool_presets.split(",") if p.strip()),
     )
-    trusted = [
-        TrustedIssuer(t.issuer, t.audience, t.public_key, t.jwks_url, tuple(t.algorithms))
-        for t in settings.trusted_issuers
-    ]
+    # Every field, by name: a field the settings add reaches the issuer (jwks_refresh_seconds was once dropped).
+    trusted = [TrustedIssuer(**t.model_dump()) for t in settings.trusted_issuers]
     # The portal's players are made by the player use cases, which need the token issuer first: a late binding.
     tokens = Tokens(
         key,
@@ -120,6 +118,8 @@ def build(settings: Settings) -> Container:
         trusted,
         resolve_external=lambda iss, sub, name: services.players.external_player(iss, sub, name),
         leeway=settings.token_leeway_seconds,
+        player_exists=lambda player_id: services.players.exists(player_id),
+        player_check_seconds=settings.token_player_check_seconds,
     )
     services = build_services(
         database, utc_now, TimedSolver(solver, metrics), deal_settings, tokens, limits, settings.refresh_token_days

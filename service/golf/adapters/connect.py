@@ -29,6 +29,7 @@ from google.protobuf.descriptor_pb2 import MethodOptions
 from google.protobuf.message import Message
 from protobuf.wkt import Any as WireAny
 
+from golf.adapters.auth.header import one_authorization
 from golf.adapters.edge import Edge
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
 from golf.adapters.metrics import Metrics
@@ -100,7 +101,7 @@ async def _admit(rpc: Rpc, edge: Edge, request: Message, ctx: RequestContext[Any
     rid = accept_request_id(ctx.request_headers.get(REQUEST_ID_HEADER))
     request_id.set(rid)
     ctx.response_headers[REQUEST_ID_HEADER] = rid
-    call = await edge.admit(rpc, ctx.request_headers.get("authorization"), _address(ctx))
+    call = await edge.admit(rpc, one_authorization(ctx.request_headers.getall("authorization")), _address(ctx))
     check_request(request)
     return call
 

@@ -17,6 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import _async as reflection_aio
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
+from golf.adapters.auth.header import one_authorization
 from golf.adapters.edge import Edge, grpc_peer_address
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request_id, request_id
 from golf.adapters.metrics import Metrics
@@ -92,15 +93,15 @@ def _bounded(failure: ApiError) -> ApiError:
     return ApiError(cut, failure.code, failure.http_status, failure.retry_after, failure.www_authenticate, kept)
 
 
-def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> tuple[str, str | None]:
-    """The request id and the ``authorization`` value sent with the call."""
+def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> tuple[str, list[str]]:
+    """The request id and the ``authorization`` values sent with the call (``one_authorization`` refuses two)."""
     rid: str | None = None
-    authorization: str | None = None
+    authorization: list[str] = []
     for key, value in context.invocation_metadata() or ():
         if key == REQUEST_ID_HEADER:
             rid = accept_request_id(value if isinstance(value, str) else None)
         elif key == "authorization" and isinstance(value, str):
-            authorization = value
+            authorization.append(value)
     return rid or new_request_id(), authorization
 
 
@@ -117,11 +118,11 @@ def rich_status(failure: ApiError) -> bytes:
 
 
 async def _admit(
-    rpc: Rpc, edge: Edge, request: Any, authorization: str | None, context: grpc.aio.ServicerContext[Any, Any]
+    rpc: Rpc, edge: Edge, request: Any, authorization: list[str], context: grpc.aio.ServicerContext[Any, Any]
 ) -> CallContext:
     """The call's context once the edge lets it in and its request decodes and keeps the contract's field rules
     (raises the refusal otherwise): the same for unary and streaming calls."""
-    ctx = await edge.admit(rpc, authorization, grpc_peer_address(context.peer()))
+    ctx = await edge.admit(rpc, one_authorization(authorization), grpc_peer_address(context.peer()))
     if type(request) is _Undecodable:
         raise invalid("", f"the request is not a valid {request.type_name}")
     check_request(request)

@@ -31,6 +31,7 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute, Match, Mount, Route
 from starlette.types import Receive, Scope, Send
 
+from golf.adapters.auth.header import one_authorization
 from golf.adapters.connect import ConnectApp, connect_paths
 from golf.adapters.docs import add_docs
 from golf.adapters.edge import Edge
@@ -109,7 +110,8 @@ def _route(rpc: Rpc, edge: Edge, metrics: Metrics | None, max_body_bytes: int) -
                 # announced, and the connection closed, whoever sends it.
                 check_declared_length(request, max_body_bytes)
             client = request.client
-            ctx = await edge.admit(rpc, request.headers.get("authorization"), client.host if client else "unknown")
+            authorization = one_authorization(request.headers.getlist("authorization"))
+            ctx = await edge.admit(rpc, authorization, client.host if client else "unknown")
             message = rpc.request()
             if has_body:
                 unknown += parse_body(await read_body(request, max_body_bytes), message)
@@ -282,7 +284,8 @@ def _stream_route(rpc: Rpc, edge: Edge, metrics: Metrics | None) -> Any:
         first: StreamItem | None = None
         try:
             client = request.client
-            ctx = await edge.admit(rpc, request.headers.get("authorization"), client.host if client else "unknown")
+            authorization = one_authorization(request.headers.getlist("authorization"))
+            ctx = await edge.admit(rpc, authorization, client.host if client else "unknown")
             message = rpc.request()
             unknown += parse_object(dict(request.query_params), message)
             if path_fields:

@@ -10,13 +10,21 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 class TrustedIssuerSettings(BaseModel):
     """A portal whose tokens sign its own players in: tokens with this ``iss`` and ``aud``, signed by ``public_key``
-    (PEM) or by a key of the JWK set at ``jwks_url``."""
+    (PEM) or by a key of the JWK set at ``jwks_url``. The fields of ``golf.adapters.auth.tokens.TrustedIssuer``,
+    all of them: an unknown field is refused, not dropped (a misspelt ``jwks_refresh_seconds`` would otherwise
+    leave the set kept 300 s)."""
+
+    model_config = {"extra": "forbid"}
 
     issuer: str
     audience: str
     public_key: str | None = None
     jwks_url: str | None = None
     algorithms: list[str] = ["RS256", "ES256"]
+    jwks_refresh_seconds: PositiveFloat = 300.0
+    """How long a fetched JWK set is used: a key the portal removes stops signing players in within this time."""
+    jwks_timeout_seconds: PositiveFloat = 5.0
+    """The most a sign-in waits for a fetch of the JWK set (concurrent sign-ins wait for the same one)."""
 
 
 class Settings(BaseSettings):
@@ -108,6 +116,9 @@ class Settings(BaseSettings):
     """Lifetime of a refresh token (a device signs in again with it as the same player until then)."""
     token_leeway_seconds: float = 30.0
     """Clock skew allowed when checking ``exp``, ``nbf`` and ``iat``."""
+    token_player_check_seconds: float = Field(default=10.0, ge=0.0)
+    """How long a process takes a token's player to still exist before it asks the database again: a deleted
+    player's access token stops working within this time (0: asked on every call)."""
     trusted_issuers: list[TrustedIssuerSettings] = []
     """Portals whose tokens sign their players in, as JSON: ``[{"issuer": ..., "audience": ..., "public_key": PEM
     or "jwks_url": URL, "algorithms": ["RS256"]}]``."""

@@ -114,6 +114,11 @@ class PlayerService:
             raise NotFound("no player has that id")
         return player
 
+    async def exists(self, player_id: str) -> bool:
+        """Whether the player's row is still there: the edge refuses the tokens of a deleted player."""
+        async with self.uow() as uow:
+            return await uow.repo.get_player(player_id) is not None
+
     async def set_display_name(self, caller: Caller, player_id: str, display_name: str) -> PlayerRecord:
         """Change the caller's own display name (``me`` or their id); another player's is PERMISSION_DENIED."""
         if player_id not in (ME, caller.player_id):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import hmac
@@ -440,7 +439,7 @@ async def test_a_key_the_portal_removes_stops_signing_in_once_the_set_is_fetched
     assert await tokens.verify(f"Bearer {signed('before')}")
     other = json.loads(RSAAlgorithm.to_jwk(rsa.generate_private_key(public_exponent=65537, key_size=2048).public_key()))
     jwks.body = json.dumps({"keys": [{**other, "kid": "k2", "use": "sig", "alg": "RS256"}]}).encode()  # k1 revoked
-    await asyncio.sleep(0.3)
+    clock.now += 0.3  # the set's age is read from the tokens' clock
     error = await refused(tokens, f"Bearer {signed('after')}")
     assert error.message == f"the token's signing key is not among the keys of issuer {PORTAL}"
     assert jwks.requests == 2

@@ -2,7 +2,9 @@
 portal's (asymmetric keys only, from a PEM or a JWK set), into a ``Caller``.
 
 Both transports call ``Tokens.verify`` with the raw ``authorization`` value. A token is checked once per process and
-remembered until its ``exp``; a cache hit costs a dict lookup and a clock read.
+remembered until its ``exp``; a cache hit costs a dict lookup and a clock read. Whether the token's player still
+exists is asked of the database at most every ``player_check_seconds`` per player and process: a deleted player's
+token stops working within that time, on every replica.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 from jwt.algorithms import get_default_algorithms
 
+from golf.adapters.auth.jwks import JwkSet
 from golf.app.errors import Unauthenticated
 from golf.app.identity import OWN_ISSUER, AccessToken, Caller
 
 ResolveExternal = Callable[[str, str, str | None], Awaitable[str]]
 """``(issuer, subject, display name or None) -> player id``: finds or creates the player of a portal's user."""
+PlayerExists = Callable[[str], Awaitable[bool]]
+"""``player id -> whether its row is still there``."""
 
 PublicKey = rsa.RSAPublicKey | ec.EllipticCurvePublicKey | ed25519.Ed25519PublicKey | ed448.Ed448PublicKey
 
@@ -46,7 +51,6 @@ _CURVES = {
     "ES512": "secp521r1",
     "ES521": "secp521r1",
 }
-_JWKS_TIMEOUT_SECONDS = 5.0  # a request waits on the fetch: fail it rather than hold it for PyJWT's default 30 s
 
 _K = TypeVar("_K", bound=Hashable)
 _V = TypeVar("_V")
@@ -64,8 +68,11 @@ class TrustedIssuer:
     algorithms: tuple[str, ...] = ("RS256", "ES256")
     jwks_refresh_seconds: float = 300.0
     """How long a fetched JWK set is used before it is fetched again: a key the portal removes (rotated away or
-    revoked) stops signing its players in within this time. A token naming a key not in the set fetches it at once
-    (at most every 30 s)."""
+    revoked) stops signing its players in within this time. A token naming a key not in the set fetches it again
+    (at most every 5 s; a ``kid`` found missing is refused without a fetch for 30 s: ``golf.adapters.auth.jwks``)."""
+    jwks_timeout_seconds: float = 5.0
+    """The most a request waits for a fetch of the JWK set (concurrent requests wait for the same fetch); past it
+    the token is refused as UNAUTHENTICATED, "try again later"."""
 
     def __post_init__(self) -> None:
         # Settings hand over a list; a tuple keeps the frozen dataclass hashable.
@@ -74,8 +81,10 @@ class TrustedIssuer:
             raise ValueError(f"trusted issuer {self.issuer!r}: set exactly one of public_key and jwks_url")
         if not self.algorithms:
             raise ValueError(f"trusted issuer {self.issuer!r}: algorithms is empty")
-        if not self.jwks_refresh_seconds > 0:
-            raise ValueError(f"trusted issuer {self.issuer!r}: jwks_refresh_seconds must be positive")
+        for name in ("jwks_refresh_seconds", "jwks_timeout_seconds"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and 0 < value < math.inf):
+                raise ValueError(f"trusted issuer {self.issuer!r}: {name} must be a positive number of seconds")
         refused = [a for a in self.algorithms if a not in ASYMMETRIC_ALGORITHMS]
         if refused:
             raise ValueError(
@@ -91,7 +100,17 @@ class _Trusted:
     config: TrustedIssuer
     algorithms: list[str]
     key: PublicKey | None = None
-    jwks: jwt.PyJWKClient | None = None
+    jwks: JwkSet | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Verified:
+    """A token checked in this process: its caller until ``expires``; ``subject`` for a portal's token (what its
+    player was resolved from)."""
+
+    caller: Caller
+    expires: float
+    subject: tuple[str, str] | None = None
 
 
 class Tokens:
@@ -106,6 +125,8 @@ class Tokens:
         trusted: Sequence[TrustedIssuer] = (),
         resolve_external: ResolveExternal | None = None,
         leeway: float = 30.0,
+        player_exists: PlayerExists | None = None,
+        player_check_seconds: float = 10.0,
         cache_size: int = 100_000,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -121,16 +142,20 @@ class Tokens:
         self._cache_size = cache_size
         self._clock = clock
         self._resolve = resolve_external
+        self._exists = player_exists
+        self._check_seconds = player_check_seconds
         self._trusted: dict[str, _Trusted] = {}
         for config in trusted:
             # A portal named like us would pass its players off as our guests.
             if config.issuer in (issuer, OWN_ISSUER) or config.issuer in self._trusted:
                 raise ValueError(f"trusted issuer {config.issuer!r}: clashes with this service's or another issuer")
-            self._trusted[config.issuer] = _prepare(config)
+            self._trusted[config.issuer] = _prepare(config, clock)
         if self._trusted and resolve_external is None:
             raise ValueError("trusted issuers need resolve_external to map their subjects to players")
-        self._verified: OrderedDict[str, tuple[Caller, float]] = OrderedDict()
+        self._verified: OrderedDict[str, _Verified] = OrderedDict()
         self._players: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._present: OrderedDict[str, float] = OrderedDict()  # player id -> known to exist until then
+        self._asking: dict[str, asyncio.Task[bool]] = {}  # player id -> its existence check in flight
 
     def issue(self, player_id: str) -> AccessToken:
         """Sign an access token for ``player_id``, valid ``access_seconds`` from now."""
@@ -158,19 +183,52 @@ class Tokens:
         token = parts[1]
         if len(token) > MAX_TOKEN_CHARS:
             raise Unauthenticated(f"the access token is longer than {MAX_TOKEN_CHARS} characters")
-        hit = self._verified.get(token)
-        if hit is not None:
+        verified = self._verified.get(token)
+        if verified is not None and self._clock() < verified.expires:
+            self._verified.move_to_end(token)
+        else:
             # Strict on cached entries: past exp, check again (the leeway then decides, as for a new token).
-            if self._clock() < hit[1]:
-                self._verified.move_to_end(token)
-                return hit[0]
-            del self._verified[token]
-        caller, expires = await self._check(token)
-        if self._clock() < expires:
-            _remember(self._verified, token, (caller, expires), self._cache_size)
-        return caller
+            verified = await self._checked(token)
+        if await self._still_there(verified.caller.player_id):
+            return verified.caller
+        self._verified.pop(token, None)
+        if verified.subject is None:
+            raise Unauthenticated("the token's player no longer exists; create a guest or sign in again")
+        # A portal's player is made on first sight: its row gone, the portal's user is seen for the first time
+        # again (as a replica that never met them would), not handed the id of a player that no longer exists.
+        self._players.pop(verified.subject, None)
+        return (await self._checked(token)).caller
 
-    async def _check(self, token: str) -> tuple[Caller, float]:
+    async def _checked(self, token: str) -> _Verified:
+        """Check a token and remember the outcome until its ``exp``."""
+        verified = await self._check(token)
+        if self._clock() < verified.expires:
+            _remember(self._verified, token, verified, self._cache_size)
+        return verified
+
+    async def _still_there(self, player_id: str) -> bool:
+        """Whether the player's row exists, asked at most every ``player_check_seconds`` (concurrent calls of one
+        player share one question); a player just resolved from a portal's subject needs no asking."""
+        if self._exists is None or self._present.get(player_id, -math.inf) > self._clock():
+            return True
+        asking = self._asking.get(player_id)
+        if asking is None:
+            asking = asyncio.create_task(self._ask(player_id, self._exists))
+            self._asking[player_id] = asking
+        return await asyncio.shield(asking)
+
+    async def _ask(self, player_id: str, exists: PlayerExists) -> bool:
+        try:
+            there = await exists(player_id)
+        finally:
+            self._asking.pop(player_id, None)
+        if there:
+            _remember(self._present, player_id, self._clock() + self._check_seconds, self._cache_size)
+        else:
+            self._present.pop(player_id, None)
+        return there
+
+    async def _check(self, token: str) -> _Verified:
         """Verify a token not seen yet: its Caller and its ``exp``."""
         if _SHAPE.fullmatch(token) is None:
             raise Unauthenticated("the access token is malformed: it must be three base64url segments")
@@ -187,7 +245,7 @@ class Tokens:
             raise Unauthenticated("the token lacks the 'iss' claim")
         if issuer == self._issuer:
             claims = self._decode(token, self._key, ["HS256"], issuer, self._audience)
-            return Caller(player_id=claims["sub"], issuer=OWN_ISSUER, scopes=_scopes(claims)), claims["exp"]
+            return _Verified(Caller(claims["sub"], OWN_ISSUER, _scopes(claims)), claims["exp"])
         trusted = self._trusted.get(issuer) if isinstance(issuer, str) else None
         if trusted is None:
             raise Unauthenticated("the token's issuer is not trusted")
@@ -196,7 +254,8 @@ class Tokens:
         key = trusted.key if trusted.key is not None else await _jwks_key(trusted, header, alg)
         claims = self._decode(token, key, trusted.algorithms, trusted.config.issuer, trusted.config.audience)
         player_id = await self._player_of(trusted.config.issuer, claims)
-        return Caller(player_id=player_id, issuer=trusted.config.issuer, scopes=_scopes(claims)), claims["exp"]
+        caller = Caller(player_id, trusted.config.issuer, _scopes(claims))
+        return _Verified(caller, claims["exp"], (trusted.config.issuer, claims["sub"]))
 
     def _decode(
         self, token: str, key: bytes | PublicKey, algorithms: list[str], issuer: str, audience: str
@@ -235,21 +294,16 @@ class Tokens:
         assert self._resolve is not None  # checked in __init__ whenever there are trusted issuers
         player_id = await self._resolve(issuer, subject, name)
         _remember(self._players, (issuer, subject), player_id, self._cache_size)
+        # Just found or made: no need to ask whether it exists.
+        _remember(self._present, player_id, self._clock() + self._check_seconds, self._cache_size)
         return player_id
 
 
-def _prepare(config: TrustedIssuer) -> _Trusted:
-    """Load a trusted issuer's PEM (keeping the algorithms that fit the key) or make its JWKS client."""
+def _prepare(config: TrustedIssuer, clock: Callable[[], float]) -> _Trusted:
+    """Load a trusted issuer's PEM (keeping the algorithms that fit the key) or make its JWK set."""
     if config.jwks_url is not None:
-        try:
-            # The set is kept for ``jwks_refresh_seconds``, keys are not kept past it (``cache_keys`` would keep a key
-            # the portal has removed for as long as the process runs).
-            client = jwt.PyJWKClient(
-                config.jwks_url, cache_keys=False, lifespan=config.jwks_refresh_seconds, timeout=_JWKS_TIMEOUT_SECONDS
-            )
-        except jwt.PyJWKClientError as err:
-            raise ValueError(f"trusted issuer {config.issuer!r}: {err}") from err
-        return _Trusted(config, list(config.algorithms), jwks=client)
+        jwks = JwkSet(config.issuer, config.jwks_url, config.jwks_refresh_seconds, config.jwks_timeout_seconds, clock)
+        return _Trusted(config, list(config.algorithms), jwks=jwks)
     assert config.public_key is not None  # TrustedIssuer holds exactly one of the two
     try:
         key = load_pem_public_key(config.public_key.encode())
@@ -264,21 +318,12 @@ def _prepare(config: TrustedIssuer) -> _Trusted:
 
 
 async def _jwks_key(trusted: _Trusted, header: dict[str, Any], alg: str) -> PublicKey:
-    """The key of the issuer's JWK set named by the token's ``kid`` (fetched in a thread: PyJWKClient blocks)."""
+    """The key of the issuer's JWK set named by the token's ``kid``."""
     assert trusted.jwks is not None
-    issuer = trusted.config.issuer
     kid = header.get("kid")
     if not isinstance(kid, str) or not kid:
         raise Unauthenticated("the token names no signing key of its issuer ('kid' header)")
-    try:
-        jwk = await asyncio.to_thread(trusted.jwks.get_signing_key, kid)
-    except jwt.PyJWKClientConnectionError:
-        raise Unauthenticated(f"the signing keys of issuer {issuer} could not be fetched; try again later") from None
-    except jwt.PyJWKClientError:
-        raise Unauthenticated(f"the token's signing key is not among the keys of issuer {issuer}") from None
-    except (jwt.PyJWKSetError, jwt.PyJWKError, ValueError):  # ValueError: the endpoint answered with no JSON
-        raise Unauthenticated(f"the signing keys of issuer {issuer} could not be read") from None
-    key = jwk.key
+    key = (await trusted.jwks.key(kid)).key
     if not isinstance(key, PublicKey) or not _fits(key, alg):
         raise Unauthenticated("the token's signing algorithm does not fit its issuer's key")
     return key
