@@ -6,10 +6,12 @@ changed only by Alembic migrations.
 
 SQL is written once with ``?`` placeholders; the PostgreSQL driver rewrites them to ``$1, $2, ...``.
 
-A database that cannot be reached or used (connections refused or lost, a database file that cannot be opened or is
-no longer at its path, disk I/O errors) raises ``StorageUnavailable``, which clients get as UNAVAILABLE / 503 with
-a retry delay. Each outage is logged once when it begins and once when the database answers again, not per
-request; nothing has to be restarted: the drivers reconnect on the next unit of work.
+A database that cannot be reached or used (connections refused or lost, a server that refuses the session: the
+database missing, not accepting connections, too many connections, starting up; a backend terminated mid
+transaction; no answer in time; a database file that cannot be opened or is no longer at its path, disk I/O errors)
+raises ``StorageUnavailable``, which clients get as UNAVAILABLE / 503 with a retry delay. Each outage is logged once
+when it begins and once when the database answers again, not per request; nothing has to be restarted: the drivers
+reconnect on the next unit of work.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from urllib.parse import quote
 
 import asyncpg
 
-from golf.adapters.db.group_commit import GroupCommit, Grouped
+from golf.adapters.db.group_commit import GroupCommit, Grouped, ended_while_idle
 from golf.adapters.db.urls import is_sqlite, sync_url
 from golf.app.errors import Conflict, StorageUnavailable
 
@@ -100,23 +102,30 @@ class Outage:
         self.since: float | None = None
         """``time.monotonic()`` when the current outage began; None while the database answers."""
         self._until_write = False
+        self._until_connect = False
 
-    def lost(self, reason: str, *, until_write: bool = False) -> StorageUnavailable:
+    def lost(self, reason: str, *, until_write: bool = False, until_connect: bool = False) -> StorageUnavailable:
         """The error to raise for a failure of the database; logs it if it begins an outage. ``until_write``: the
-        failure was of a write (reads may still work), so only a write that succeeds ends the outage."""
+        failure was of a write (reads may still work), so only a write that succeeds ends the outage.
+        ``until_connect``: a new connection was refused (those already open may still work, e.g. past a connection
+        limit or with ``ALLOW_CONNECTIONS false``), so only a connection that opens ends it: a request served by an
+        open connection between two refused ones does not make a new outage (and two lines) of each."""
         if self.since is None:
             self.since = time.monotonic()
             self._until_write = until_write
+            self._until_connect = until_connect
             log.error(
                 "database unreachable: %s (%s); requests are refused with UNAVAILABLE until it answers",
                 reason,
                 self.where,
             )
+        elif until_connect:
+            self._until_connect = True
         return StorageUnavailable(reason)
 
-    def answered(self, wrote: bool = False) -> None:
+    def answered(self, wrote: bool = False, connected: bool = False) -> None:
         """The database just did what was asked; ends the outage, if there was one, with a line in the log."""
-        if self.since is not None and (wrote or not self._until_write):
+        if self.since is not None and (wrote or not self._until_write) and (connected or not self._until_connect):
             log.warning("database reachable again after %.1f s (%s)", time.monotonic() - self.since, self.where)
             self.since = None
 
@@ -135,6 +144,10 @@ def reason_of(err: BaseException) -> str:
         return "connection lost"
     if isinstance(err, asyncpg.InterfaceError):
         return "connection closed"
+    if isinstance(err, asyncpg.InternalClientError):
+        return "connection ended by the server"
+    if isinstance(err, asyncpg.QueryCanceledError):
+        return "no answer in time (statement cancelled)"
     if isinstance(err, OSError) and err.strerror:
         return err.strerror.lower()
     return (str(err) or type(err).__name__)[:200]
@@ -148,14 +161,24 @@ _PG_UNREACHABLE = (
     asyncpg.AdminShutdownError,
     asyncpg.CrashShutdownError,
     asyncpg.TooManyConnectionsError,
+    # A backend the server ended while its connection sat idle in the pool (``pg_terminate_backend``, a restart): its
+    # FATAL message came before the socket closed, and asyncpg refuses to send anything more on it.
+    asyncpg.InternalClientError,
+    # The server's statement_timeout (or an operator's pg_cancel_backend): the database is too slow to answer now.
+    asyncpg.QueryCanceledError,
 )
+_PG_FAILED = (*_PG_UNREACHABLE, asyncpg.InterfaceError)
+"""What a statement may raise for a connection that is lost (``InterfaceError``: one already closed, see
+``_pg_failure``)."""
 
 
 def _pg_failure(err: BaseException, conn: asyncpg.Connection[Any] | None, outage: Outage) -> BaseException:
     """``StorageUnavailable`` (logged once per outage) for a connection-level failure on ``conn`` (None: no
-    connection any more), else ``err`` itself."""
+    connection any more), else ``err`` itself. A connection in a state asyncpg cannot go on from is closed."""
     lost = isinstance(err, asyncpg.InterfaceError) and (conn is None or _closed(conn))
     if lost or isinstance(err, _PG_UNREACHABLE):
+        if isinstance(err, asyncpg.InternalClientError) and conn is not None and not _closed(conn):
+            conn.terminate()  # its rollback would raise the same again; the server has ended it anyway
         return outage.lost(reason_of(err))
     return err
 
@@ -179,6 +202,11 @@ class _QuietPoolFloor(logging.Filter):
 logging.getLogger("asyncpg.pool").addFilter(_QuietPoolFloor())
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a new PostgreSQL connection before the database counts as unreachable."""
+STATEMENT_TIMEOUT = 30.0
+"""Seconds the server lets a statement run before it cancels it (its ``statement_timeout``)."""
+ANSWER_TIMEOUT = STATEMENT_TIMEOUT + 5.0
+"""Seconds without an answer to a statement after which the connection counts as lost: past the server's own
+timeout, only a stalled network or server is that late (asyncpg's ``command_timeout``: a timer per statement)."""
 RETRY_CONNECT_AFTER = 1.0
 """During an outage, a new connection is tried at most this often; requests meanwhile are refused at once."""
 _PLACEHOLDER = re.compile(r"\?")
@@ -198,7 +226,11 @@ class _PgTransaction:
     """A unit of work's connection is taken from the pool with its first statement, not before, and BEGIN is sent
     with the first statement that needs one: a unit of work whose only statement is atomic on its own
     (``fetchone_atomic``) costs one round trip instead of three, and one whose only statement is grouped
-    (``fetchone_grouped``, a move) takes no connection of the pool at all."""
+    (``fetchone_grouped``, a move) takes no connection of the pool at all.
+
+    A pooled connection the server ended while it was idle (``ended_while_idle``) is found out by the first statement
+    sent on it, before anything is sent: that statement (and its BEGIN) goes to another connection instead, up to
+    ``STALE_RETRIES`` times, so a restarted or killed backend costs no request that had not begun on it."""
 
     dialect = "postgresql"
 
@@ -209,6 +241,9 @@ class _PgTransaction:
         """The transaction, once BEGIN is sent (or being sent: interrupted, it still needs ending, see ``rollback``)."""
         self.outage = outage
         self.group = group
+        self.fresh = False
+        """Whether the current statement is the first of this unit of work on its connection (with its BEGIN)."""
+        self._stale_retries = 0
 
     async def _conn(self) -> asyncpg.Connection[Any]:
         if self.conn is None:
@@ -216,8 +251,11 @@ class _PgTransaction:
                 self.conn = await self.pool.acquire()
             except _PG_UNREACHABLE as err:
                 raise self.outage.lost(reason_of(err)) from err
+            self.fresh = True
             if self.outage.since is not None:
                 self.outage.answered()
+        else:
+            self.fresh = False  # a second statement: the first one ran on this connection
         return self.conn
 
     def _lost(self, err: Exception) -> NoReturn:
@@ -226,6 +264,18 @@ class _PgTransaction:
         if failure is err:
             raise err
         raise failure from err
+
+    def _again(self, err: Exception) -> bool:
+        """Whether the statement that failed with ``err`` may be sent again on another connection (see the class);
+        if so, the stale connection is dropped and the unit of work starts afresh."""
+        if not (self.fresh and ended_while_idle(err) and self._stale_retries < STALE_RETRIES):
+            return False
+        self._stale_retries += 1
+        if self.conn is not None:
+            self.conn.terminate()
+        self.release()
+        self.tx = None
+        return True
 
     async def _begin(self) -> asyncpg.Connection[Any]:
         conn = await self._conn()
@@ -246,7 +296,9 @@ class _PgTransaction:
             status: str = await conn.execute(_numbered(sql), *args)
         except asyncpg.UniqueViolationError as err:
             raise UniqueViolation(err.constraint_name or "") from err
-        except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+        except _PG_FAILED as err:
+            if self._again(err):
+                return await self.execute(sql, *args)
             self._lost(err)
         # Status tags look like "INSERT 0 1" or "UPDATE 1": the last word is the row count.
         return int(status.rsplit(" ", 1)[-1]) if status[-1].isdigit() else 0
@@ -255,7 +307,9 @@ class _PgTransaction:
         try:
             conn = await self._begin()
             row: Row | None = await conn.fetchrow(_numbered(sql), *args)
-        except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+        except _PG_FAILED as err:
+            if self._again(err):
+                return await self.fetchone(sql, *args)
             self._lost(err)
         return row
 
@@ -271,7 +325,9 @@ class _PgTransaction:
             raise UniqueViolation(err.constraint_name or "") from err
         except asyncpg.DivisionByZeroError:
             return None
-        except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+        except _PG_FAILED as err:
+            if self._again(err):
+                return await self.fetchone_atomic(sql, *args)
             self._lost(err)
         return row
 
@@ -287,7 +343,9 @@ class _PgTransaction:
         try:
             conn = await self._begin()
             rows: Sequence[Row] = await conn.fetch(_numbered(sql), *args)
-        except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+        except _PG_FAILED as err:
+            if self._again(err):
+                return await self.fetchall(sql, *args)
             self._lost(err)
         return rows
 
@@ -295,7 +353,9 @@ class _PgTransaction:
         try:
             conn = await self._conn()
             rows: Sequence[Row] = await conn.fetch(_numbered(sql), *args)
-        except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+        except _PG_FAILED as err:
+            if self._again(err):
+                return await self.fetchall_atomic(sql, *args)
             self._lost(err)
         return rows
 
@@ -303,7 +363,7 @@ class _PgTransaction:
         if self.tx is not None:
             try:
                 await self.tx.commit()
-            except (*_PG_UNREACHABLE, asyncpg.InterfaceError) as err:
+            except _PG_FAILED as err:
                 self._lost(err)
 
     async def rollback(self) -> None:
@@ -318,9 +378,11 @@ class _PgTransaction:
             # handed back in that state (the server rolls back whatever is left, and the pool connects anew).
             self.conn.terminate()
         except _PG_UNREACHABLE:
-            pass  # lost on the way: as above
+            self.conn.terminate()  # lost on the way, or in a state asyncpg cannot go on from: as above
 
 
+STALE_RETRIES = 3
+"""How many pooled connections, found ended by the server, a unit of work's first statement passes over."""
 IDLE_LIFETIME = 300.0
 """Seconds an idle pooled connection is kept beyond the first (asyncpg's pool default)."""
 _Connect = Callable[[], Awaitable["asyncpg.Connection[Any]"]]
@@ -417,13 +479,6 @@ class _PgPool:
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
-    async def fetchval(self, sql: str) -> Any:
-        conn = await self.acquire()
-        try:
-            return await conn.fetchval(sql)
-        finally:
-            self.release(conn)
-
     async def close(self) -> None:
         """Close the idle connections; those in use are closed as they are given back."""
         self._closed = True
@@ -457,6 +512,8 @@ class PostgresDriver:
         self._pool: _PgPool | None = None
         self._opening = asyncio.Lock()
         self._failed_at = float("-inf")
+        self._failed_why = ""
+        """Why the last connection failed to open (the reason of those refused at once after it)."""
         self.outage = Outage(f"postgresql {parsed.host or 'localhost'}:{parsed.port or 5432}/{parsed.database or ''}")
         self.group = self._new_group()
 
@@ -464,22 +521,37 @@ class PostgresDriver:
         return GroupCommit(self._new_connection, _numbered, self._failure, self._group_commit_delay)
 
     async def _new_connection(self) -> asyncpg.Connection[Any]:
-        # A server-side statement timeout: asyncpg's command_timeout costs a timer per statement.
-        return await asyncpg.connect(self._dsn, timeout=CONNECT_TIMEOUT, server_settings={"statement_timeout": "30000"})
+        """A new connection, or ``StorageUnavailable``: whatever stops a session from opening is the database's
+        failure to the requests that wait for it, be it the network's (refused, reset, no answer in time) or the
+        server's (the database missing or not accepting connections, too many connections, starting up, a login
+        refused)."""
+        # Callers coming after a failed attempt are refused at once, not each after a connect timeout, and the server
+        # is not sent a connection storm while it refuses.
+        if time.monotonic() - self._failed_at < RETRY_CONNECT_AFTER:
+            raise self.outage.lost(self._failed_why, until_connect=True)
+        try:
+            conn = await asyncpg.connect(
+                self._dsn,
+                timeout=CONNECT_TIMEOUT,
+                # The server cancels a statement that runs too long by itself; asyncpg gives up on a connection that
+                # does not answer at all (a stalled network or server) a little after that.
+                command_timeout=ANSWER_TIMEOUT,
+                server_settings={"statement_timeout": str(int(STATEMENT_TIMEOUT * 1000))},
+            )
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError) as err:
+            self._failed_at, self._failed_why = time.monotonic(), reason_of(err)
+            raise self.outage.lost(self._failed_why, until_connect=True) from err
+        self._failed_at = float("-inf")
+        if self.outage.since is not None:
+            self.outage.answered(connected=True)
+        return conn
 
     async def _get_pool(self) -> _PgPool:
         if self._pool is None:
             async with self._opening:
                 if self._pool is None:
-                    # Callers queued behind a failed attempt are refused at once, not each after a connect timeout.
-                    if self.outage.since is not None and time.monotonic() - self._failed_at < RETRY_CONNECT_AFTER:
-                        raise self.outage.lost("still unreachable")
                     pool = _PgPool(self._new_connection, self._pool_size)
-                    try:
-                        pool.release(await pool.acquire())  # one connection to begin with: the database answers
-                    except _PG_UNREACHABLE as err:
-                        self._failed_at = time.monotonic()
-                        raise self.outage.lost(reason_of(err)) from err
+                    pool.release(await pool.acquire())  # one connection to begin with: the database answers
                     self._pool = pool
         return self._pool
 
@@ -492,12 +564,11 @@ class PostgresDriver:
         token.release()
 
     async def ping(self) -> None:
-        pool = await self._get_pool()
+        tx, token = await self.begin()
         try:
-            await pool.fetchval("SELECT 1")
-        except _PG_UNREACHABLE as err:
-            raise self.outage.lost(reason_of(err)) from err
-        self.outage.answered()
+            await tx.fetchone_atomic("SELECT 1")
+        finally:
+            await self.release(token)
 
     def _failure(self, err: BaseException, conn: asyncpg.Connection[Any] | None) -> BaseException:
         """What a request gets for ``err`` of a grouped statement: as ``_PgTransaction`` raises it."""

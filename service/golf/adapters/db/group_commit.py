@@ -26,7 +26,9 @@ as a single statement already sent cannot be stopped either (the stored move is 
 a retry).
 
 The writer has a connection of its own, besides the pool's: it never waits for a connection that a unit of work holds
-(a unit of work that sends only a grouped statement takes none of the pool).
+(a unit of work that sends only a grouped statement takes none of the pool). One the server ended while it was idle
+(``ended_while_idle``) is replaced and the batch sent on the new one; any other failure of the connection fails the
+batch's requests with what ``failure`` makes of it (``StorageUnavailable``), and the next batch connects anew.
 """
 
 from __future__ import annotations
@@ -53,6 +55,13 @@ the error."""
 _ALONE = (*_REFUSED, asyncpg.TransactionRollbackError)
 """A batch that fails so is sent again entry by entry: besides ``_REFUSED``, a deadlock or serialization failure,
 which one row alone does not meet again."""
+
+
+def ended_while_idle(err: BaseException) -> bool:
+    """Whether asyncpg refused to start a statement, so sent nothing, on a connection the server ended while it sat
+    idle (``pg_terminate_backend``, a restart): the server's FATAL message came before the socket closed, and asyncpg
+    takes it for an operation still in progress. The statement may go to another connection."""
+    return isinstance(err, asyncpg.InternalClientError) and str(err).startswith("cannot switch to state")
 
 
 @dataclass(frozen=True)
@@ -173,14 +182,15 @@ class GroupCommit:
                 return
             seen = self._arrived
 
-    async def _send(self, statement: Grouped, batch: list[_Entry]) -> None:
-        self.batches += 1
-        self.entries += len(batch)
-        now = asyncio.get_running_loop().time()
-        if len(batch) > 1:
-            self._shared_at = now
-        if len(batch) >= self._peak or now - self._peak_at > BUSY_SECONDS:
-            self._peak, self._peak_at = len(batch), now
+    async def _send(self, statement: Grouped, batch: list[_Entry], again: bool = False) -> None:
+        if not again:
+            self.batches += 1
+            self.entries += len(batch)
+            now = asyncio.get_running_loop().time()
+            if len(batch) > 1:
+                self._shared_at = now
+            if len(batch) >= self._peak or now - self._peak_at > BUSY_SECONDS:
+                self._peak, self._peak_at = len(batch), now
         try:
             conn = await self._connection()
             if len(batch) == 1:
@@ -198,6 +208,11 @@ class GroupCommit:
                 _answer(entry, exception=_closing())
             raise
         except Exception as err:
+            if not again and ended_while_idle(err):
+                self._drop_connection()
+                # Nothing was sent of the statement that failed, nor of those after it: they go on a new connection.
+                await self._send(statement, [e for e in batch if not e.answer.done()], again=True)
+                return
             failure = self._failure(err, self._conn)
             self._drop_connection()  # whatever it was, the connection's state is not known: the next batch connects
             for entry in batch:
