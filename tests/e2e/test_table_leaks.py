@@ -1034,8 +1034,6 @@ def plans(kind: str, part: int, count: int) -> list[Plan]:
     out = []
     for index in range(count):
         seats = rng.choice((2, 2, 2, 3, 3, 4))
-        if cycle[index % len(cycle)] == "six-card-jokers":
-            seats = 4  # seed 001: four or more players
         people_count = rng.choice((0, 1, 1, 2, 2, 2))
         taken = rng.sample(range(seats), people_count)
         people = {seat: n for n, seat in enumerate(taken)}
@@ -1056,6 +1054,11 @@ def plans(kind: str, part: int, count: int) -> list[Plan]:
                 house_rules=house_rules_for(rng, cycle[index % len(cycle)]),
             )
         )
+        if out[-1].preset == "six-card-jokers" and out[-1].seats < 4:  # seed 001: four or more players
+            # Random bots take the seats added, drawing nothing: every other plan stays as it was drawn.
+            extra = {seat: cg.BOT_LEVEL_RANDOM for seat in range(out[-1].seats, 4)}
+            out[-1].bots = {**out[-1].bots, **extra}
+            out[-1].seats = 4
     return out
 
 
