@@ -76,7 +76,7 @@ def view(state: HoleState, seat: int | None) -> SeatView:
         grids: tuple[tuple[GCard | None, ...], ...] = state.grids  # every card is shown once the hole is over
     else:  # ``state.knows`` for every position, in one pass: face up, or known to the viewer's seat
         known: frozenset[tuple[int, int]] = frozenset()
-        if seat is not None:  # strict rules: a face-down card is shown only right after the seat saw it
+        if seat is not None:  # strict rules: a face-down card is shown from the move that showed it to the seat's next
             known = state.known[seat] if state.rules.peeks_stay_visible else state.glimpsed[seat]
         grids = tuple(
             tuple(
