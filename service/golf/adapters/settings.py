@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     grpc_port: int = 50051
     db_pool_size: int = 10
     """Connections per process (PostgreSQL)."""
+    migrate_wait_seconds: float = Field(default=60.0, ge=0.0)
+    """``golf migrate``: how long to wait for a database that cannot be reached yet (not started, not accepting
+    connections, not created yet) before giving up; 0 tries once."""
     db_group_commit_delay_ms: float = Field(default=12.0, ge=0.0, le=100.0)
     """PostgreSQL: while concurrent moves share statements, the most the group commit lets a batch gather (see
     ``golf.adapters.db.group_commit``); 0 sends at once. A lone move never waits."""

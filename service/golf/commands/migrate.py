@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from golf.adapters.settings import Settings
 
@@ -14,7 +15,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from golf.adapters.db.migrate import upgrade
+    """Wait for the database (``GOLF_MIGRATE_WAIT_SECONDS``), then migrate; 1 with the reason if it never came."""
+    from golf.adapters.db.migrate import DatabaseNotReached, upgrade, wait_for_database
 
-    upgrade(Settings().database_url, args.revision)
+    settings = Settings()
+    try:
+        wait_for_database(settings.database_url, settings.migrate_wait_seconds)
+    except DatabaseNotReached as err:
+        print(f"golf migrate: {err}", file=sys.stderr)
+        return 1
+    upgrade(settings.database_url, args.revision)
     return 0
