@@ -17,8 +17,13 @@ took back. After each step, for every game in the model:
   one view function (``view``, converted with ``golf.api.convert``) is the game the server returns: columns,
   pile, stock count, status, score, legal moves, moves played, undos; a drawn card is the same card whenever its
   stock position is turned again after an undo; an ended game reveals the seed whose golf-shuffle-v1 deal is the
-  stored deal, matches the commitment and turns the logged cards;
+  stored deal, matches the commitment and turns the logged cards; the game is ranked unless an undo took back a
+  stock draw (each game is its owner's first on a deal of its own);
 - the model's own line replayed with the client's independent rules (``Board``) lands on the same position.
+
+Another player finds a game in progress nowhere (NOT_FOUND) and may read a finished one's game or log only once its
+deal is out of play (``golf.app.reveals``): these deals (made for one game, or from a client's seed) never close,
+so the reads are refused with DEAL_IN_PLAY.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
 from golf.api.convert import card_to_proto, move_to_proto
+from golf.app.records import shows_stock
 from golf.engine.cards import Card
 from golf.engine.solitaire.moves import Draw, PlayColumn, parse_move
 from golf.engine.solitaire.rules import PRESETS, SolitaireRules, UndoPolicy
@@ -629,8 +635,9 @@ class GolfMachine(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.games))
     @rule(pick=PICK, transport=TRANSPORTS, action=st.sampled_from(["read", "log", "play", "draw", "undo", "retry"]))
     def other_player(self, pick: int, transport: str, action: str) -> None:
-        """Another player: a game in progress does not exist for them; a finished one they may read, not change,
-        and the owner's stored requests, sent again by them, get the same refusal, not the stored result."""
+        """Another player: a game in progress does not exist for them; a finished one they may not change, nor read
+        (its deal is still in play: DEAL_IN_PLAY), and the owner's stored requests, sent again by them, get the same
+        refusal, not the stored result."""
         g = self.pick(pick)
         client = self.players[1 - g.owner][transport]
         key = new_key()
@@ -640,19 +647,10 @@ class GolfMachine(RuleBasedStateMachine):
             reason = R.ERROR_REASON_PERMISSION_DENIED if g.over else R.ERROR_REASON_NOT_FOUND
             self.refused(g, reply, reason, shows_game=False)
             return
-        if action == "read":
-            reply = client.get_game(g.id)
-            if g.over:
-                assert without(reply.expect_ok().game, "elapsed") == without(g.seen, "elapsed")
-            else:
-                self.refused(g, reply, R.ERROR_REASON_NOT_FOUND, shows_game=False)
-            return
-        if action == "log":
-            reply = client.list_moves(g.id)
-            if g.over:
-                assert [logged_code(m) for m in reply.expect_ok().moves] == [e.code for e in g.entries]
-            else:
-                self.refused(g, reply, R.ERROR_REASON_NOT_FOUND, shows_game=False)
+        if action in ("read", "log"):
+            reply = client.get_game(g.id) if action == "read" else client.list_moves(g.id)
+            reason = R.ERROR_REASON_DEAL_IN_PLAY if g.over else R.ERROR_REASON_NOT_FOUND
+            self.refused(g, reply, reason, shows_game=False)
             return
         if action == "undo":
             reply = client.undo(pb.UndoRequest(game_id=g.id, idempotency_key=key))
@@ -749,6 +747,11 @@ class GolfMachine(RuleBasedStateMachine):
         if seen.revealed_seed is not None and seen.revealed_stock is not None:
             expected.reveal.seed = seen.revealed_seed
             expected.reveal.stock.extend(card_to_proto(c) for c in seen.revealed_stock)
+        # Ranked unless an undo took back a stock draw (the player saw a stock card).
+        if any(e.undone_by is not None and shows_stock(e.code) for e in g.entries):
+            expected.unranked_reason = solitaire_pb2.UNRANKED_REASON_STOCK_DRAW_UNDONE
+        else:
+            expected.ranked = True
         left = g.rules.undos_left(codes.count(UNDO))
         if left is not None:
             expected.undos_left = left
