@@ -203,8 +203,7 @@ def test_the_settings_the_chart_renders_are_valid(
         monkeypatch.setenv(name, value)
     settings = Settings()
     limits_from_settings(settings)  # raises on a malformed limit
-    issuers = [TrustedIssuer(t.issuer, t.audience, t.public_key, t.jwks_url, tuple(t.algorithms))
-               for t in settings.trusted_issuers]  # fmt: skip
+    issuers = [TrustedIssuer(**t.model_dump()) for t in settings.trusted_issuers]  # as bootstrap makes them
     assert [t.issuer for t in issuers] == [t["issuer"] for t in values.get("config", {}).get("trustedIssuers", [])]
     assert settings.private_issuers == values.get("config", {}).get("privateIssuers", [])
     wanted = values.get("config", {}).get("rateLimits", {}).get("address")

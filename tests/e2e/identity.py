@@ -1,13 +1,17 @@
 """Helpers of the e2e tier for players: new clients of either transport, the server's signing key, tokens made
-by hand (expired, forged, a portal's), and games played to their end."""
+by hand (expired, forged, a portal's), players deleted behind the server's back, and games played to their end."""
 
 from __future__ import annotations
 
+import secrets
+import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import jwt
+import psycopg
 
 from golf.v1 import solitaire_pb2
 from tests.e2e.support import TEST_TOKEN_KEY, Client, Grpc, Rest, Server, choose_move, move_request, pb
@@ -34,6 +38,27 @@ def own_token(server: Server, player_id: str, **claims: Any) -> str:
     now = int(time.time())
     body = {"iss": "golf", "aud": "golf", "sub": player_id, "iat": now, "exp": now + 600, "scope": "play", **claims}
     return jwt.encode({k: v for k, v in body.items() if v is not None}, server_key(server), algorithm="HS256")
+
+
+def portal_token(key: Any, issuer: str, kid: str, sub: str = "portal-user", audience: str = "golf") -> str:
+    """A portal's ES256 token naming ``kid``, with a ``jti`` of its own (never one the server has checked)."""
+    now = int(time.time())
+    body = {"iss": issuer, "aud": audience, "sub": sub, "iat": now, "exp": now + 600, "jti": secrets.token_hex(8)}
+    return jwt.encode(body, key, algorithm="ES256", headers={"kid": kid})
+
+
+def delete_player(server: Server, player_id: str) -> None:
+    """Delete a player's row (and its refresh tokens, which refer to it) in the server's database, as an operator
+    erasing an account would."""
+    statements = ["DELETE FROM refresh_tokens WHERE player_id = ", "DELETE FROM players WHERE id = "]
+    if server.database_url.startswith("sqlite:///"):
+        with closing(sqlite3.connect(server.database_url.removeprefix("sqlite:///"), timeout=30)) as conn, conn:
+            for statement in statements:
+                conn.execute(statement + "?", (player_id,))
+        return
+    with psycopg.connect(server.database_url) as pg:
+        for statement in statements:
+            pg.execute(statement + "%s", (player_id,))
 
 
 def quick_game(client: Client, **fields: Any) -> solitaire_pb2.Game:

@@ -1,18 +1,33 @@
 """Players over both transports and both databases: signing in, tokens refused, who may read and play what, deals
-kept private while they are played, practice games, the caller's own lists."""
+kept private while they are played, practice games, the caller's own lists; the checks of a token beyond its
+signature (two authorization values, a deleted player, a portal's JWK set rotated or hanging)."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from pathlib import Path
 
+import grpc
 import httpx
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+from google.protobuf import json_format
 
-from golf.v1 import player_service_pb2, solitaire_pb2
-from tests.e2e.identity import finish, new_client, own_token, quick_game
-from tests.e2e.support import Client, Grpc, R, Rest, Server, choose_move, move_request, new_key, pb
+from golf.v1 import (
+    player_service_pb2,
+    player_service_pb2_grpc,
+    solitaire_pb2,
+    webhook_service_pb2,
+    webhook_service_pb2_grpc,
+)
+from tests.e2e.identity import delete_player, finish, new_client, own_token, portal_token, quick_game
+from tests.e2e.support import Client, Grpc, R, Rest, Server, ServiceCalls, choose_move, move_request, new_key, pb
+from tests.e2e.tables import Tables
+from tests.jwks_server import JwksServer, jwk
 
 DONE = (solitaire_pb2.GAME_STATUS_WON, solitaire_pb2.GAME_STATUS_LOST)
 
@@ -272,3 +287,156 @@ def test_a_nul_character_is_refused_on_both_databases(ann: Client, call: str, fi
     else:
         reply = ann.list_rounds(pb.ListRoundsRequest(preset=nul))
     assert reply.expect_error(R.ERROR_REASON_INVALID_ARGUMENT).field == field
+
+
+# Two authorization values: REST read the first, gRPC the last. Whichever one is valid, the call is refused.
+
+TWO_VALUES = "the request carries 2 'authorization' values; send one: 'Bearer <access token>'"
+
+
+def test_two_authorization_values_are_refused_over_rest_and_connect(server: Server) -> None:
+    ann, bob = Rest(server.http_url), Rest(server.http_url)
+    try:
+        for first, second in ((ann.token, bob.token), (ann.token, "not-a-token"), (ann.token, ann.token)):
+            values = [("authorization", f"Bearer {first}"), ("authorization", f"Bearer {second}")]
+            rest = httpx.get(f"{server.http_url}/v1/players/me", headers=values, timeout=30)
+            assert rest.status_code == 401, rest.text
+            assert rest.json()["message"] == TWO_VALUES and rest.json()["reason"] == "ERROR_REASON_UNAUTHENTICATED"
+            assert rest.headers["www-authenticate"].startswith('Bearer realm="golf", error="invalid_token"')
+            body = json_format.MessageToJson(player_service_pb2.GetPlayerRequest(player_id="me")).encode()
+            connect_headers = [("connect-protocol-version", "1"), ("content-type", "application/json"), *values]
+            connect = httpx.post(
+                f"{server.http_url}/golf.v1.PlayerService/GetPlayer", content=body, headers=connect_headers, timeout=30
+            )
+            assert connect.status_code == 401, connect.text
+            assert connect.json()["code"] == "unauthenticated" and connect.json()["message"] == TWO_VALUES
+        assert ann.get_player("me").expect_ok().player.id == ann.player_id  # one value is fine
+    finally:
+        ann.close()
+        bob.close()
+
+
+def test_two_authorization_values_are_refused_over_grpc(server: Server) -> None:
+    ann, bob = Grpc(server.grpc_target), Grpc(server.grpc_target)
+    try:
+        players = player_service_pb2_grpc.PlayerServiceStub(ann.channel)
+        metadata = (("authorization", f"Bearer {bob.token}"), ("authorization", f"Bearer {ann.token}"))
+        with pytest.raises(grpc.RpcError) as caught:
+            players.GetPlayer(player_service_pb2.GetPlayerRequest(player_id="me"), metadata=metadata, timeout=30)
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert caught.value.details() == TWO_VALUES
+        assert ann.get_player("me").expect_ok().player.id == ann.player_id
+    finally:
+        ann.close()
+        bob.close()
+
+
+# A server that asks the database about every call's player, and trusts two portals by their JWK sets: one that
+# rotates its keys (its set kept 1 s), one whose endpoint hangs (a fetch given up after 1 s).
+
+ROTATING, HANGING = "https://rotating.example", "https://hanging.example"
+
+
+@pytest.fixture(scope="module")
+def portal_keys() -> list[ec.EllipticCurvePrivateKey]:
+    return [ec.generate_private_key(ec.SECP256R1()) for _ in range(3)]
+
+
+@pytest.fixture(scope="module")
+def endpoints(portal_keys: list[ec.EllipticCurvePrivateKey]) -> Iterator[dict[str, JwksServer]]:
+    made = {ROTATING: JwksServer(jwk(portal_keys[0], "r1")), HANGING: JwksServer(jwk(portal_keys[2], "h1"))}
+    yield made
+    for endpoint in made.values():
+        endpoint.close()
+
+
+@pytest.fixture(scope="module")
+def checking_server(
+    server: Server, tmp_path_factory: pytest.TempPathFactory, endpoints: dict[str, JwksServer]
+) -> Iterator[Server]:
+    """A second server on the module's database (a replica of ``server``, which migrated it) with those settings."""
+    issuers = [
+        {"issuer": ROTATING, "audience": "golf", "jwks_url": endpoints[ROTATING].url, "jwks_refresh_seconds": 1},
+        {"issuer": HANGING, "audience": "golf", "jwks_url": endpoints[HANGING].url, "jwks_timeout_seconds": 1},
+    ]
+    env = {"GOLF_TRUSTED_ISSUERS": json.dumps(issuers), "GOLF_TOKEN_PLAYER_CHECK_SECONDS": "0"}
+    log_dir: Path = tmp_path_factory.mktemp("checking-server")
+    srv = Server(server.database_url, log_dir, extra_env=env).start()
+    yield srv
+    assert srv.stop() == 0, srv.log_text()
+
+
+def test_a_deleted_players_token_stops_working(checking_server: Server, transport: str) -> None:
+    client = new_client(checking_server, transport)
+    webhooks = ServiceCalls(
+        client,
+        webhook_service_pb2.DESCRIPTOR.services_by_name["WebhookService"],
+        webhook_service_pb2,
+        webhook_service_pb2_grpc.WebhookServiceStub,
+    )
+    try:
+        quick_game(client)
+        delete_player(checking_server, client.player_id)
+        # Before: games, tables, quick play seats and webhooks owned by an id no longer there.
+        for reply in (
+            client.create_game(pb.CreateGameRequest(preset="standard")),
+            client.list_games(),
+            Tables(client).create(),
+            Tables(client).quick_play(),
+            webhooks.call("CreateWebhook", webhook_service_pb2.CreateWebhookRequest(url="https://hooks.example/x")),
+        ):
+            error = reply.expect_error(R.ERROR_REASON_UNAUTHENTICATED)
+            assert error.message == "the token's player no longer exists; create a guest or sign in again"
+        client.refresh_access(client.refresh_token).expect_error(R.ERROR_REASON_UNAUTHENTICATED)
+    finally:
+        client.close()
+
+
+def test_a_key_the_portal_rotates_away_stops_signing_in_after_jwks_refresh_seconds(
+    checking_server: Server, endpoints: dict[str, JwksServer], portal_keys: list[ec.EllipticCurvePrivateKey]
+) -> None:
+    """GOLF_TRUSTED_ISSUERS asks for 1 s; the set was kept 300 s whatever it asked."""
+    endpoints[ROTATING].serve(jwk(portal_keys[0], "r1"))  # the endpoints serve both databases' servers
+    client = Rest(checking_server.http_url, sign_in=False)
+    try:
+        client.use_token(portal_token(portal_keys[0], ROTATING, "r1"))
+        assert client.get_player("me").expect_ok().player.id
+        endpoints[ROTATING].serve(jwk(portal_keys[1], "r2"))  # r1 revoked
+        deadline = time.monotonic() + 20  # 1 s asked for; generous for a busy machine
+        while True:
+            client.use_token(portal_token(portal_keys[0], ROTATING, "r1"))
+            reply = client.get_player("me")
+            if reply.error is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        error = reply.expect_error(R.ERROR_REASON_UNAUTHENTICATED)
+        assert error.message == f"the token's signing key is not among the keys of issuer {ROTATING}"
+        client.use_token(portal_token(portal_keys[1], ROTATING, "r2"))
+        assert client.get_player("me").expect_ok().player.id
+    finally:
+        client.close()
+
+
+def test_a_hanging_jwks_endpoint_costs_one_fetch_and_a_bounded_wait(
+    checking_server: Server, endpoints: dict[str, JwksServer], portal_keys: list[ec.EllipticCurvePrivateKey]
+) -> None:
+    """Tokens naming made-up kids and the portal's own, while its endpoint hangs: before, the fetches queued one at
+    a time, 5 s each, for over a minute; now they wait for one fetch, given up after jwks_timeout_seconds."""
+    hanging = endpoints[HANGING]
+    before = hanging.requests
+    hanging.hold()
+    tokens = [portal_token(portal_keys[2], HANGING, f"made-up-{i}", sub=f"u{i}") for i in range(8)]
+    tokens.append(portal_token(portal_keys[2], HANGING, "h1"))
+
+    def sign_in(token: str) -> httpx.Response:
+        headers = {"authorization": f"Bearer {token}"}
+        return httpx.get(f"{checking_server.http_url}/v1/players/me", headers=headers, timeout=30)
+
+    try:
+        with ThreadPoolExecutor(len(tokens)) as pool:
+            replies = list(pool.map(sign_in, tokens))
+    finally:
+        hanging.release()
+    unavailable = f"the signing keys of issuer {HANGING} could not be fetched; try again later"
+    assert [(r.status_code, r.json()["message"]) for r in replies] == [(401, unavailable)] * len(tokens)
+    assert hanging.requests == before + 1
