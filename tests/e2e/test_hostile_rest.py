@@ -255,8 +255,8 @@ def _raw_get(server: Server, rest: Rest, target: str) -> tuple[int, dict[str, st
         return _read_reply(sock)
 
 
-# The HTTP parser takes request lines and headers up to about 80 KB (longer ones get its own plain-text 400).
-LONG = 60_000
+# Under GOLF_MAX_REQUEST_LINE_BYTES (16 KiB; longer ones get 414: tests/e2e/test_edge_connections.py).
+LONG = 15_000
 
 
 @pytest.mark.parametrize(

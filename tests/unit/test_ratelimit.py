@@ -159,3 +159,30 @@ async def test_redis_not_answering_costs_a_second_then_nothing(caplog: pytest.Lo
         await server.wait_closed()
     warnings = [r.getMessage() for r in caplog.records if r.name == "golf.ratelimit"]
     assert len(warnings) == 1 and "TimeoutError" in warnings[0]
+
+
+async def test_a_refused_key_is_refused_without_the_storage_until_its_window_frees() -> None:
+    # A flood is all refusals: once refused, a key's calls are refused from memory until the retry time (a
+    # moving window cannot free up sooner), and the storage is asked again after it.
+    limits = Limits({"player": "2/second;100/minute"})
+    await limits.hit("player", KEY)
+    await limits.hit("player", KEY)
+    with pytest.raises(RateLimited) as first:
+        await limits.hit("player", KEY)
+    asked: list[str] = []
+    storage_hit = limits._limiter.hit
+
+    async def spy(*args: object, **kwargs: object) -> bool:
+        asked.append("hit")
+        return await storage_hit(*args, **kwargs)  # type: ignore[arg-type]
+
+    limits._limiter.hit = spy  # type: ignore[method-assign]
+    for _ in range(100):
+        with pytest.raises(RateLimited) as again:
+            await limits.hit("player", KEY)
+        assert 0 < again.value.retry_after <= first.value.retry_after
+        assert "at most 2 per 1 second" in str(again.value)
+    assert asked == []
+    await asyncio.sleep(first.value.retry_after + 0.05)
+    await limits.hit("player", KEY)  # let in again, through the storage
+    assert asked == ["hit", "hit"]

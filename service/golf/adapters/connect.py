@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from time import perf_counter
 from typing import Any, TypeVar
 
+from connectrpc._protocol import ConnectWireError  # the library's Connect error encoding
 from connectrpc.code import Code
 from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
@@ -28,13 +29,15 @@ from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf.descriptor_pb2 import MethodOptions
 from google.protobuf.message import Message
 from protobuf.wkt import Any as WireAny
+from starlette.types import Message as AsgiMessage
+from starlette.types import Receive, Scope, Send
 
 from golf.adapters.auth.header import one_authorization
 from golf.adapters.edge import Edge
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
 from golf.adapters.metrics import Metrics
 from golf.api.error_details import pack, standard_details
-from golf.api.errors import ApiError, call_failure, invalid
+from golf.api.errors import ApiError, call_failure, invalid, too_large
 from golf.api.rpc import CallContext, ItemStream, Rpc
 from golf.api.validation import check_request
 
@@ -198,10 +201,58 @@ class ConnectApp(ConnectASGIApplication[tuple[Rpc, ...]]):
             read_max_bytes=read_max_bytes,
             codecs=[_RequestCodec(google_protobuf_binary_codec()), _RequestCodec(google_protobuf_json_codec())],
         )
+        self._max_bytes = read_max_bytes
+        self._too_large = _too_large_answer(read_max_bytes)
 
     @property
     def path(self) -> str:
         return "/"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The library's app, with a body over the limit refused 413 (the library says 429, which is for rates):
+        before it is read when its ``Content-Length`` says so, else once read past the limit or inflated past it."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        for name, value in scope["headers"]:
+            if name == b"content-length" and value.isdigit() and int(value) > self._max_bytes:
+                await _send_answer(send, self._too_large, close=True)
+                return
+        await super().__call__(scope, receive, _SizeRefusals(send, self._too_large))
+
+
+def _too_large_answer(limit: int) -> bytes:
+    """The Connect error body of a request over ``limit`` bytes: the code and details gRPC's refusal has."""
+    return ConnectWireError.from_exception(connect_error(too_large(limit))).to_json_bytes()
+
+
+async def _send_answer(send: Send, body: bytes, close: bool = False) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if close:  # the body is never read: the connection goes, rather than the server reading it to throw it away
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": 413, "headers": headers, "trailers": False})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class _SizeRefusals:
+    """The app's ``send``, with the library's refusal of a message over its limit made a 413 with our body: a 429
+    without ``Retry-After`` (the edge's rate limits always say when to retry; the library's size limit is the only
+    other 429)."""
+
+    def __init__(self, send: Send, body: bytes) -> None:
+        self._send = send
+        self._body = body
+        self._replaced = False
+
+    async def __call__(self, message: AsgiMessage) -> None:
+        start = message["type"] == "http.response.start"
+        if start and message["status"] == 429 and not any(n.lower() == b"retry-after" for n, _ in message["headers"]):
+            self._replaced = True
+            await _send_answer(self._send, self._body)
+            return
+        if self._replaced:
+            return  # the library's body of the answer replaced
+        await self._send(message)
 
 
 def connect_paths(rpcs: Iterable[Rpc]) -> list[str]:

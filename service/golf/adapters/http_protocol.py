@@ -149,6 +149,10 @@ class _Answers:
         )
 
 
+HOLD_AFTER_REFUSAL = 0.5
+"""Seconds a connection is not read after a rate-limit refusal (``Retry-After`` is 1 s or more)."""
+
+
 class _Refused(Exception):
     """Raised in a parser callback to stop the parse: the connection is answered ``EdgeProtocol._pending``."""
 
@@ -166,6 +170,9 @@ class EdgeProtocol(JoinedWritesProtocol):
       ``max_body_bytes``, so a small one keeps the connection alive; past that the connection is closed (uvicorn
       read and threw away an endless chunked body for ever).
     - at most ``max_connections`` are open: another one gets 503 and is closed before anything is read.
+    - after a rate-limit refusal (429 with ``Retry-After``) the connection is not read for ``HOLD_AFTER_REFUSAL``
+      seconds: its next request would most likely be refused too, and a client that does not wait as it was told
+      gets a refusal per hold per connection, not as many as the event loop can make.
     """
 
     limits: ClassVar[HttpLimits] = HttpLimits()
@@ -181,6 +188,7 @@ class EdgeProtocol(JoinedWritesProtocol):
         self._discarded = 0  # bytes of body thrown away after the answer
         self._pending: bytes | None = None  # what a refused connection is sent (b"": nothing) before it closes
         self._timer: asyncio.TimerHandle | None = None  # the current request's header timeout
+        self._hold = False  # the answer being sent is a rate-limit refusal
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         if len(self.server_state.connections) >= self.limits.max_connections:
@@ -260,6 +268,30 @@ class EdgeProtocol(JoinedWritesProtocol):
         else:
             # A body that did not come: the app, waiting for it, is told the client went away.
             self._refuse(b"")
+
+    def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+        protocol = self
+
+        async def watched(scope: Any, receive: Any, send: Any) -> None:
+            async def send_watched(message: Any) -> None:
+                if message["type"] == "http.response.start" and message["status"] == 429:
+                    protocol._hold = any(name.lower() == b"retry-after" for name, _ in message.get("headers", ()))
+                await send(message)
+
+            await app(scope, receive, send_watched)
+
+        super()._start_asgi_task(cycle, watched)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self._hold and not self.transport.is_closing():
+            self._hold = False
+            self.flow.pause_reading()
+            self.loop.call_later(HOLD_AFTER_REFUSAL, self._release)
+
+    def _release(self) -> None:
+        if not self.transport.is_closing():
+            self.flow.resume_reading()
 
     # Parser callbacks
     def on_message_begin(self) -> None:

@@ -51,6 +51,16 @@ RETRY_PAUSE = 1.0
 WARN_INTERVAL = 30.0
 # The smallest retry_after ever reported: the oldest entry may expire between the refusal and the stats query.
 _MIN_RETRY = 0.01
+# Refusals remembered (see ``Limits.hit``) past which the expired ones are dropped.
+_BLOCKED_PRUNE_AT = 10_000
+
+
+class _Refusal(RateLimited):
+    """A refusal with the window that made it, for the ones answered without the storage."""
+
+    def __init__(self, message: str, retry_after: float, window: str) -> None:
+        super().__init__(message, retry_after)
+        self.window = window
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +124,11 @@ class Limits:
         self._limiter = MovingWindowRateLimiter(self._storage)
         self._paused_until = 0.0
         self._warned_at = -math.inf
+        # (limit, key) -> (time.monotonic() until which every call is refused, the window that refused). A moving
+        # window refuses every call until its oldest entry expires (calls of other replicas only add entries): so
+        # a refusal is answered from here until then, without the storage (the storage's check took 50 us or more,
+        # and a flood is all refusals).
+        self._blocked: dict[tuple[str, str], tuple[float, str]] = {}
 
     async def hit(self, limit: str, key: str) -> None:
         """Count one call by ``key`` against every window of ``limit``.
@@ -126,6 +141,13 @@ class Limits:
             raise KeyError(f"unknown rate limit {limit!r}") from None
         if not rule.items:
             return
+        blocked = self._blocked.get((limit, key))
+        if blocked is not None:
+            until, worst = blocked
+            wait = until - time.monotonic()
+            if wait > 0:
+                raise RateLimited(f"{rule.description}: at most {worst}; retry in {math.ceil(wait)} s", wait)
+            del self._blocked[(limit, key)]
         if not self._remote:
             refusal = await self._check(rule, limit, key)
         else:
@@ -139,9 +161,17 @@ class Limits:
                 return
             self._paused_until = 0.0
         if refusal is not None:
+            self._remember(limit, key, refusal)
             raise refusal
 
-    async def _check(self, rule: _Rule, limit: str, key: str) -> RateLimited | None:
+    def _remember(self, limit: str, key: str, refusal: _Refusal) -> None:
+        """Every call of ``key`` under ``limit`` is refused for ``refusal.retry_after`` from now."""
+        if len(self._blocked) >= _BLOCKED_PRUNE_AT:
+            now = time.monotonic()
+            self._blocked = {k: v for k, v in self._blocked.items() if v[0] > now}
+        self._blocked[(limit, key)] = (time.monotonic() + refusal.retry_after, refusal.window)
+
+    async def _check(self, rule: _Rule, limit: str, key: str) -> _Refusal | None:
         """None if every window took the call, else the error to raise (built here, raised outside the timeout)."""
         limiter = self._limiter
         items = rule.items
@@ -158,7 +188,7 @@ class Limits:
                     worst, retry_after = later, stats.reset_time - now
             retry_after = max(retry_after, _MIN_RETRY)
             message = f"{rule.description}: at most {worst}; retry in {math.ceil(retry_after)} s"
-            return RateLimited(message, retry_after)
+            return _Refusal(message, retry_after, str(worst))
         return None
 
     def _storage_failed(self, err: Exception) -> None:

@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     gRPC one is closed at once. The file descriptors and memory of a process stay bounded whoever connects."""
     max_request_line_bytes: PositiveInt = 16 * 1024
     """The longest HTTP request line (method, path and query) taken: 414, then the connection is closed."""
-    max_header_bytes: PositiveInt = 32 * 1024
+    max_header_bytes: PositiveInt = 16 * 1024
     """The most bytes of an HTTP request's headers (431, then the connection is closed) and of a gRPC call's
     metadata (RESOURCE_EXHAUSTED)."""
     max_headers: PositiveInt = 100
