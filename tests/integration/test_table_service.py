@@ -121,6 +121,30 @@ async def test_two_moves_at_one_version_store_exactly_one(database: Database) ->
     assert done.version > won[0].version
 
 
+async def test_idempotency_keys_are_each_players_own(database: Database) -> None:
+    """Bob's key ``move-1`` is his: Ann's own ``move-1`` is another command (it was refused as a reused key), and
+    each one's retry answers with what their own command stored."""
+    tables = service(database)
+    started = await two_people_and_a_bot(tables)
+    bob = await tables.get(BOB, started.table_id)
+    bob_moved = await tables.act(BOB, started.table_id, bob.view.legal_moves[0], "move-1")
+    ann = await tables.get(ANN, started.table_id)
+    ann_moved = await tables.act(ANN, started.table_id, ann.view.legal_moves[0], "move-1")
+    assert not ann_moved.replayed and ann_moved.version > bob_moved.version
+    fresh = service(database)  # retries read from the log, not this process's cache
+    bob_again = await fresh.act(BOB, started.table_id, bob.view.legal_moves[0], "move-1")
+    ann_again = await fresh.act(ANN, started.table_id, ann.view.legal_moves[0], "move-1")
+    assert bob_again.replayed and bob_again.view == bob_moved.view
+    assert ann_again.replayed and ann_again.view == ann_moved.view
+    assert await stored_versions(database, started.table_id) == list(range(1, ann_moved.version + 1))
+    async with database() as uow:
+        mine = await uow.tables.find_command(started.table_id, ANN.player_id, "move-1")
+        theirs = await uow.tables.find_command(started.table_id, BOB.player_id, "move-1")
+        nobody = await uow.tables.find_command(started.table_id, CAT.player_id, "move-1")
+    assert mine is not None and theirs is not None and nobody is None
+    assert mine[0].player_id == ANN.player_id and theirs[0].player_id == BOB.player_id
+
+
 async def test_same_key_races_store_once(database: Database) -> None:
     first, second = service(database), service(database)
     started = await two_people_and_a_bot(first)
@@ -149,7 +173,8 @@ async def test_a_restarted_service_goes_on_identically(migrated_url: str) -> Non
         # A retry sent before the restart is answered from the log, and play goes on to the end.
         last_key = f"before-{8}"
         async with second_db() as uow:
-            assert await uow.tables.find_command(started.table_id, last_key) is not None
+            found = [await uow.tables.find_command(started.table_id, p.player_id, last_key) for p in (ANN, BOB)]
+        assert sum(command is not None for command in found) == 1  # the key of the one who moved
         end = await play(restarted, again, random.Random(5), "after")
         assert end.view.status is TableStatus.OVER and len(end.view.results) == 2
         assert await stored_versions(second_db, started.table_id) == list(range(1, end.version + 1))

@@ -62,12 +62,18 @@ async def create(db: Database, rec: TableRecord) -> None:
 
 
 async def store(
-    db: Database, rec: TableRecord, before: Table, applied: Applied, key: str | None = None, when: datetime = T0
+    db: Database,
+    rec: TableRecord,
+    before: Table,
+    applied: Applied,
+    key: str | None = None,
+    when: datetime = T0,
+    player: str = OWNER,
 ) -> int:
-    """Append one command's entries, as a use case would, in a unit of work of its own."""
+    """Append one command's entries, as a use case would, in a unit of work of its own (``key`` is ``player``'s)."""
     async with db() as uow:
         version = await uow.tables.append(
-            rec.id, before.version, applied.entries, applied.table.status, when, idempotency_key=key
+            rec.id, before.version, applied.entries, applied.table.status, when, idempotency_key=key, player_id=player
         )
         await uow.commit()
     assert version == applied.table.version
@@ -127,7 +133,9 @@ async def test_two_writers_at_one_version_store_exactly_one_command(database: Da
 
         async def attempt(applied: Applied, before: int, key: str) -> int:
             async with database() as uow:
-                version = await uow.tables.append(rec.id, before, applied.entries, applied.table.status, T0, key)
+                version = await uow.tables.append(
+                    rec.id, before, applied.entries, applied.table.status, T0, key, player_id=OWNER
+                )
                 await asyncio.sleep(0.01)  # hold the transaction open so the others run into it
                 await uow.commit()
                 return version
@@ -165,9 +173,9 @@ async def test_an_idempotency_key_is_stored_once_and_finds_its_command(database:
             await store(database, rec, before, applied, key="fill-and-start")
         assert info.value.key_taken
     async with database() as uow:
-        command = await uow.tables.find_command(rec.id, "fill-and-start")
-        assert await uow.tables.find_command(rec.id, "never-used") is None
-        assert await uow.tables.find_command(rec.id, "join-ann") is not None
+        command = await uow.tables.find_command(rec.id, OWNER, "fill-and-start")
+        assert await uow.tables.find_command(rec.id, OWNER, "never-used") is None
+        assert await uow.tables.find_command(rec.id, OWNER, "join-ann") is not None
     assert command is not None and [e.entry for e in command] == [BotAdded(1, "greedy"), TableStarted()]
     assert [(e.seq, e.batch, e.idempotency_key) for e in command] == [(2, 2, "fill-and-start"), (3, 0, None)]
     stored, rebuilt = await load(database, rec.id)
@@ -179,10 +187,10 @@ async def test_an_idempotency_key_is_stored_once_and_finds_its_command(database:
             with engine.begin() as conn, pytest.raises(sa.exc.IntegrityError):
                 conn.execute(
                     sa.text(
-                        "INSERT INTO card_golf_table_entries (table_id, seq, idempotency_key, batch, entry, seat, "
-                        "created_at) VALUES (:t, :s, :k, 1, :e, NULL, :c)"
+                        "INSERT INTO card_golf_table_entries (table_id, seq, idempotency_key, player_id, batch, entry,"
+                        " seat, created_at) VALUES (:t, :s, :k, :p, 1, :e, NULL, :c)"
                     ),
-                    {"t": rec.id, "s": seq, "k": key, "e": '{"type":"start","v":1}', "c": T0},
+                    {"t": rec.id, "s": seq, "k": key, "p": OWNER, "e": '{"type":"start","v":1}', "c": T0},
                 )
     finally:
         engine.dispose()
@@ -195,12 +203,12 @@ async def test_a_command_of_hundreds_of_entries_is_stored_whole_or_not_at_all(da
     await create(database, rec)
     many = [SeatJoined(n % 2, f"p{n}") for n in range(250)]
     async with database() as uow:
-        assert await uow.tables.append(rec.id, 0, many, TableStatus.SEATING, T0, "big") == 250
+        assert await uow.tables.append(rec.id, 0, many, TableStatus.SEATING, T0, "big", player_id=OWNER) == 250
         await uow.commit()
     for version, key in ((0, None), (250, "big"), (100, None)):
         async with database() as uow:
             with pytest.raises(TableChanged) as lost:
-                await uow.tables.append(rec.id, version, many, TableStatus.SEATING, at(1), key)
+                await uow.tables.append(rec.id, version, many, TableStatus.SEATING, at(1), key, player_id=OWNER)
         assert lost.value.key_taken is (key == "big")
     async with database() as uow:
         stored = await uow.tables.get_entries(rec.id)
@@ -299,7 +307,7 @@ async def test_a_table_survives_a_restart_mid_hole(migrated_url: str) -> None:
         assert rebuilt == table and stored.status is TableStatus.PLAYING and rebuilt.awaiting() == (0,)
         # It goes on from where it was: a retry of a command stored before the restart still finds its key.
         async with second() as uow:
-            again = await uow.tables.find_command(rec.id, "k0")
+            again = await uow.tables.find_command(rec.id, OWNER, "k0")
         assert again is not None and [e.entry for e in again] == [SeatJoined(0, "ann")]
         hole = rebuilt.hole
         assert hole is not None

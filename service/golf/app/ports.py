@@ -166,10 +166,12 @@ class TableRepository(Protocol):
         created_at: datetime,
         idempotency_key: str | None = None,
         due_at: datetime | None = None,
+        player_id: str | None = None,
     ) -> int:
         """One command's entries, at ``expected_version``; the new version. Raises ``TableChanged`` (a
-        ``Conflict``) when another writer appended first or the key is taken, ``NotFound`` for no such table.
-        ``due_at``: when work falls due at the table after them (``None``: none); any lease on the table ends."""
+        ``Conflict``) when another writer appended first or ``player_id``'s key is taken (keys are each player's
+        own), ``NotFound`` for no such table. ``due_at``: when work falls due at the table after them (``None``:
+        none); any lease on the table ends."""
         ...
 
     async def get_table(self, table_id: str) -> TableRecord | None: ...
@@ -177,7 +179,10 @@ class TableRepository(Protocol):
         self, table_id: str, after_seq: int = 0, through_seq: int | None = None
     ) -> list[LoggedEntry]: ...
     async def load_table(self, table_id: str) -> tuple[TableRecord, Table] | None: ...
-    async def find_command(self, table_id: str, idempotency_key: str) -> list[LoggedEntry] | None: ...
+    async def find_command(self, table_id: str, player_id: str, idempotency_key: str) -> list[LoggedEntry] | None:
+        """The entries of the command ``player_id`` sent with ``idempotency_key`` (``None``: no such command)."""
+        ...
+
     async def list_open_tables(self, limit: int, preset: str | None = None) -> list[TableRecord]: ...
     async def find_by_join_code(self, join_code: str) -> TableRecord | None: ...
     async def list_quick_play_tables(self, preset: str, limit: int) -> list[TableRecord]:

@@ -6,7 +6,8 @@ to fall due), and append the command's entries and the bots' entries in ONE appe
 request's idempotency key, with the table's next due time (``golf.app.tables.clocks.due_at``). Of two writers at one
 version the store keeps exactly one; the loser reads again and runs its command again, unless the client named
 the version it saw (``expected_version``): then it is told its view is stale. A retry with a used key answers with
-the table as that command left it (``replayed``), without writing anything.
+the table as that command left it (``replayed``), without writing anything. Keys are each caller's own: another
+player's same key at the table is an independent command.
 
 Who may do what:
 
@@ -249,7 +250,7 @@ class TableService:
                     await uow.tables.add_table(record)
                     if applied is not None:
                         appended, times = await self._append(
-                            uow, record, table, applied.table, applied.entries, now, idempotency_key
+                            uow, record, table, applied.table, applied.entries, now, idempotency_key, caller.player_id
                         )
                     await uow.commit()
             except AlreadyStored as taken:
@@ -551,7 +552,7 @@ class TableService:
             async with self.uow() as uow:
                 await uow.tables.add_table(record)
                 await uow.tables.add_quick_play(player, key, table_id, now)
-                appended, times = await self._append(uow, record, table, after, entries, now, key)
+                appended, times = await self._append(uow, record, table, after, entries, now, key, player)
                 await uow.commit()
         except AlreadyStored:
             # A concurrent retry with this key opened the table (or took the key) first.
@@ -712,7 +713,7 @@ class TableService:
         final = bots.table
         now = self.clock()
         entries = (*applied.entries, *bots.entries)
-        appended, times = await self._append(uow, record, table, final, entries, now, key)
+        appended, times = await self._append(uow, record, table, final, entries, now, key, caller.player_id)
         record = appended.record
         if also is not None:
             await also(uow, record)
@@ -740,8 +741,10 @@ class TableService:
         entries: tuple[Entry, ...],
         now: datetime,
         key: str | None,
+        player_id: str | None = None,
     ) -> tuple[Appended, ClockTimes | None]:
-        """Append ``entries`` (they took ``before`` to ``after``) at ``now`` under ``key``, with the table's next due
+        """Append ``entries`` (they took ``before`` to ``after``) at ``now`` under ``player_id``'s ``key`` (keys are
+        each player's own: another's same key is another command), with the table's next due
         time, and tell the observers; the caller commits. The one place a table's due time is decided. Returns
         what was appended (with the record after it) and the clock times after it (for the cache and the
         publishers, once committed)."""
@@ -750,7 +753,9 @@ class TableService:
             due = due_at(after, times.awaited_since, times.last_at)
         else:  # no clock: due only when bot moves are left over by the bot budget, and then at once
             due = now if after.status is TableStatus.PLAYING and pending_bot_seat(after) is not None else None
-        version = await uow.tables.append(record.id, before.version, entries, after.status, now, key, due_at=due)
+        version = await uow.tables.append(
+            record.id, before.version, entries, after.status, now, key, due_at=due, player_id=player_id
+        )
         assert version == after.version
         record = replace(record, version=after.version, status=after.status)
         appended = Appended(record, before, after, entries, now)
@@ -794,9 +799,10 @@ class TableService:
     async def _stored(
         self, uow: UnitOfWork, caller: Caller, table_id: str, key: str, intent: Intent
     ) -> TableSnapshot | None:
-        """The table as the command stored under ``key`` left it, or None when the key is unused; a key used for
-        another command is ``IdempotencyKeyReused``."""
-        command = await uow.tables.find_command(table_id, key)
+        """The table as the command the caller stored under ``key`` left it, or None when the caller never used the
+        key here (another player's same key is theirs, not this one); a key used for another command is
+        ``IdempotencyKeyReused``."""
+        command = await uow.tables.find_command(table_id, caller.player_id, key)
         if not command:
             return None
         record = await uow.tables.get_table(table_id)

@@ -341,14 +341,19 @@ class FakeTableStore:
         created_at: datetime,
         idempotency_key: str | None = None,
         due_at: datetime | None = None,
+        player_id: str | None = None,
     ) -> int:
         if not entries:
             raise ValueError("a command appends at least one entry")
+        if idempotency_key is not None and player_id is None:
+            raise ValueError("an idempotency key is a player's")
         record = self.t.card_tables.get(table_id)
         if record is None:
             raise NotFound(f"table {table_id} not found")
         log = self.t.table_logs[table_id]
-        key_taken = idempotency_key is not None and any(e.idempotency_key == idempotency_key for e in log)
+        key_taken = idempotency_key is not None and any(
+            (e.player_id, e.idempotency_key) == (player_id, idempotency_key) for e in log
+        )
         if record.version != expected_version:
             raise TableChanged(f"table {table_id} is at version {record.version}", key_taken=key_taken)
         if key_taken:
@@ -362,6 +367,7 @@ class FakeTableStore:
                     created_at,
                     idempotency_key if first else None,
                     len(entries) if first else 0,
+                    player_id if first and idempotency_key is not None else None,
                 )
             )
         new_version = expected_version + len(entries)
@@ -387,9 +393,9 @@ class FakeTableStore:
         log = await self.get_entries(table_id, through_seq=record.version)
         return record, replay(record.options, record.seed, (e.entry for e in log))
 
-    async def find_command(self, table_id: str, idempotency_key: str) -> list[LoggedEntry] | None:
+    async def find_command(self, table_id: str, player_id: str, idempotency_key: str) -> list[LoggedEntry] | None:
         log = self.t.table_logs.get(table_id, [])
-        first = next((e for e in log if e.idempotency_key == idempotency_key), None)
+        first = next((e for e in log if (e.player_id, e.idempotency_key) == (player_id, idempotency_key)), None)
         if first is None:
             return None
         return [e for e in log if first.seq <= e.seq < first.seq + first.batch]

@@ -4,7 +4,8 @@ It works inside a unit of work's transaction (``SqlUnitOfWork.tables``), on the 
 repository. A command's entries are appended with the version the writer read: the table row moves from that
 version to the new one and the entries take the sequence numbers in between, in one transaction, so of two
 writers at the same version exactly one stores anything (the other gets ``TableChanged``, a ``Conflict``). The
-primary key (table, seq) and the unique (table, idempotency key) back this up in the database itself.
+primary key (table, seq) and the unique (table, player, idempotency key) back this up in the database itself: a
+key is its player's own, so another player's same key at the table is another command.
 
 Work due by time (turn clocks, paced bots, quick play's autofill): every append writes the table's next due time
 (``due_at``, computed by the use case from the table it stores) and ends any lease on it. A process claims due tables
@@ -41,25 +42,27 @@ from golf.app.tables.records import (
 from golf.app.tables.state import Table, TableStatus, replay
 
 _TABLE_COLUMNS = "id, options, seed, preset, join_code, listed, owner_id, created_at, version, status"
-_ENTRY_COLUMNS = "seq, idempotency_key, batch, entry, seat, created_at"
+_ENTRY_COLUMNS = "seq, idempotency_key, player_id, batch, entry, seat, created_at"
 
 # SQLite names the columns of the unique constraint or index a row broke: these map them to PostgreSQL's names.
 _SQLITE_UNIQUE = {
     "card_golf_tables.id": "card_golf_tables_pkey",
     "card_golf_tables.join_code": "uq_card_golf_tables_join_code",
     "card_golf_table_entries.table_id, card_golf_table_entries.seq": "card_golf_table_entries_pkey",
-    "card_golf_table_entries.table_id, card_golf_table_entries.idempotency_key": "uq_card_golf_table_entries_key",
+    "card_golf_table_entries.table_id, card_golf_table_entries.player_id, card_golf_table_entries.idempotency_key": (
+        "uq_card_golf_table_entries_key"
+    ),
     "card_golf_quick_plays.player_id, card_golf_quick_plays.idempotency_key": "card_golf_quick_plays_pkey",
 }
 _SQLITE_PREFIX = "UNIQUE constraint failed: "
 _ROWS_PER_INSERT = 100
-"""7 placeholders a row: 700 a statement (the PostgreSQL driver numbers at most 999)."""
+"""8 placeholders a row: 800 a statement (the PostgreSQL driver numbers at most 999)."""
 _MOVE_TABLE = (
     "UPDATE card_golf_tables SET version = ?, status = ?, due_at = ?, lease_owner = NULL, lease_until = NULL"
     " WHERE id = ? AND version = ?"
 )
 """An append's update of the table's row: found only at the expected version."""
-_PG_ENTRY_ROW = "(?::varchar, ?::int, ?::varchar, ?::int, ?::text, ?::int, ?::timestamptz)"
+_PG_ENTRY_ROW = "(?::varchar, ?::int, ?::varchar, ?::varchar, ?::int, ?::text, ?::int, ?::timestamptz)"
 """A log row in a VALUES list that is not an INSERT's own (its types are not the columns', so they are given)."""
 KEY_CONSTRAINT = "uq_card_golf_table_entries_key"
 JOIN_CODE_CONSTRAINT = "uq_card_golf_tables_join_code"
@@ -95,6 +98,7 @@ def _entry(row: Row) -> LoggedEntry:
         created_at=when(row["created_at"]),
         idempotency_key=row["idempotency_key"],
         batch=row["batch"],
+        player_id=row["player_id"],
     )
 
 
@@ -136,18 +140,22 @@ class SqlTableStore:
         created_at: datetime,
         idempotency_key: str | None = None,
         due_at: datetime | None = None,
+        player_id: str | None = None,
     ) -> int:
         """Append one command's ``entries`` to the log of a table at ``expected_version``; ``status`` is the
-        table's status after them. The first entry carries ``idempotency_key`` and the number of entries. Returns
+        table's status after them. The first entry carries the number of entries and ``idempotency_key``, the key
+        of ``player_id`` who sent the command (a key is given with its player). Returns
         the new version (``expected_version + len(entries)``). ``due_at`` is when work falls due at the table after
         them (``None``: nothing until someone acts); the append ends any lease on the table.
 
         Raises ``TableChanged`` (a ``Conflict``; nothing is stored) when the table is no longer at
-        ``expected_version`` or the key is already in its log (``key_taken``), ``NotFound`` when there is no
-        such table. After ``TableChanged`` the transaction may be unusable (PostgreSQL): start a new one.
+        ``expected_version`` or the player's key is already in its log (``key_taken``), ``NotFound`` when there is
+        no such table. After ``TableChanged`` the transaction may be unusable (PostgreSQL): start a new one.
         """
         if not entries:
             raise ValueError("a command appends at least one entry")
+        if idempotency_key is not None and player_id is None:
+            raise ValueError("an idempotency key is a player's: give the player who sent the command")
         new_version = expected_version + len(entries)
         moved = (new_version, status.value, due_at, table_id, expected_version)
         rows = [
@@ -155,6 +163,7 @@ class SqlTableStore:
                 table_id,
                 expected_version + n + 1,
                 idempotency_key if n == 0 else None,
+                player_id if n == 0 and idempotency_key is not None else None,
                 len(entries) if n == 0 else 0,
                 encode_entry(entry),
                 entry_seat(entry),
@@ -176,17 +185,17 @@ class SqlTableStore:
                     *(value for row in first for value in row),
                 )
                 if inserted != len(first):
-                    await self._lost(table_id, expected_version, idempotency_key)
+                    await self._lost(table_id, expected_version, idempotency_key, player_id)
                 rest = rows[_ROWS_PER_INSERT:]
             else:
                 if await self.tx.execute(_MOVE_TABLE, *moved) != 1:
-                    await self._lost(table_id, expected_version, idempotency_key)
+                    await self._lost(table_id, expected_version, idempotency_key, player_id)
                 rest = rows
             # Several rows a statement, within the drivers' limit of placeholders (a whole hole of bot turns is
             # one command).
             for at in range(0, len(rest), _ROWS_PER_INSERT):
                 chunk = rest[at : at + _ROWS_PER_INSERT]
-                marks = ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * len(chunk))
+                marks = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk))
                 await self.tx.execute(
                     f"INSERT INTO card_golf_table_entries (table_id, {_ENTRY_COLUMNS}) VALUES {marks}",
                     *(value for row in chunk for value in row),
@@ -199,11 +208,13 @@ class SqlTableStore:
             raise TableChanged(f"table {shown(table_id)} already has {what} in its log", key_taken) from err
         return new_version
 
-    async def _lost(self, table_id: str, expected_version: int, key: str | None) -> None:
+    async def _lost(self, table_id: str, expected_version: int, key: str | None, player_id: str | None) -> None:
         row = await self.tx.fetchone("SELECT version FROM card_golf_tables WHERE id = ?", table_id)
         if row is None:
             raise NotFound(f"table {shown(table_id)} not found")
-        key_taken = key is not None and await self.find_command(table_id, key) is not None
+        key_taken = (
+            key is not None and player_id is not None and await self.find_command(table_id, player_id, key) is not None
+        )
         raise TableChanged(
             f"table {shown(table_id)} is at version {row['version']}, not {expected_version}", key_taken=key_taken
         )
@@ -239,12 +250,15 @@ class SqlTableStore:
             raise TableRecordError(f"table {table_id}: the log does not replay: {err}") from err
         return record, table
 
-    async def find_command(self, table_id: str, idempotency_key: str) -> list[LoggedEntry] | None:
-        """The entries the command with ``idempotency_key`` appended (the first one carries the key), or
-        ``None`` when the key is not in the table's log: a retry answers with the table as of the last of them."""
+    async def find_command(self, table_id: str, player_id: str, idempotency_key: str) -> list[LoggedEntry] | None:
+        """The entries the command ``player_id`` sent with ``idempotency_key`` appended (the first one carries the
+        key), or ``None`` when the player's key is not in the table's log: a retry answers with the table as of the
+        last of them. Another player's same key is not this player's command."""
         row = await self.tx.fetchone(
-            "SELECT seq, batch FROM card_golf_table_entries WHERE table_id = ? AND idempotency_key = ?",
+            "SELECT seq, batch FROM card_golf_table_entries"
+            " WHERE table_id = ? AND player_id = ? AND idempotency_key = ?",
             table_id,
+            player_id,
             idempotency_key,
         )
         if row is None:

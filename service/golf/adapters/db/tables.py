@@ -235,13 +235,15 @@ class CardGolfTableRow(SQLModel, table=True):
 
 class CardGolfTableEntryRow(SQLModel, table=True):
     """The append-only log of a table, one row per entry. The primary key (table, seq) settles races between
-    writers; the partial unique index stops a command's idempotency key being stored twice."""
+    writers; the partial unique index stops a player's idempotency key being stored twice at a table (each
+    player's keys are their own, migration 0011: another player's same key is another command)."""
 
     __tablename__ = "card_golf_table_entries"
     __table_args__ = (
         Index(
             "uq_card_golf_table_entries_key",
             "table_id",
+            "player_id",
             "idempotency_key",
             unique=True,
             **_partial(CARD_GOLF_ENTRIES_KEY_WHERE),
@@ -251,6 +253,8 @@ class CardGolfTableEntryRow(SQLModel, table=True):
     table_id: str = Field(foreign_key="card_golf_tables.id", primary_key=True, max_length=36)
     seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
     idempotency_key: str | None = Field(default=None, max_length=128, nullable=True)
+    player_id: str | None = Field(default=None, max_length=36, nullable=True)
+    """Beside ``idempotency_key`` (migration 0011): the player who sent the command, whose key it is."""
     batch: int
     """On a command's first entry, the entries the command wrote; 0 on its other entries."""
     entry: str = Field(sa_column=Column(Text, nullable=False))

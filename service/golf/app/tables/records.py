@@ -110,14 +110,15 @@ class TableDue:
 @dataclass(frozen=True, slots=True)
 class LoggedEntry:
     """An entry as stored: its place in the log (``seq``, 1-based: the table's version after it), when it was
-    written, and for the first entry of a command the command's idempotency key (if any) and how many entries the
-    command wrote (``batch``; 0 on the command's other entries)."""
+    written, and for the first entry of a command the command's idempotency key (if any) with the player whose key
+    it is (``player_id``) and how many entries the command wrote (``batch``; 0 on the command's other entries)."""
 
     seq: int
     entry: Entry
     created_at: datetime
     idempotency_key: str | None = None
     batch: int = 1
+    player_id: str | None = None
 
 
 # -- options ---------------------------------------------------------------------------------------------------
