@@ -8,7 +8,7 @@ import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import grpc
@@ -163,16 +163,24 @@ def test_another_players_game_in_progress_does_not_exist_for_them(ann: Client, b
     assert game.id not in {g.id for g in bob.list_games(page_size=100).expect_ok().games}
 
 
-def test_a_finished_game_is_shared_read_only(ann: Client, bob: Client) -> None:
+def test_a_finished_game_is_shared_read_only_once_its_deal_is_out_of_play(ann: Client, bob: Client) -> None:
     game = finish(ann, quick_game(ann))
-    seen = bob.get_game(game.id).expect_ok().game
-    assert seen.status in DONE and seen.reveal.seed and seen.player_id == ann.player_id
-    assert len(bob.list_moves(game.id).expect_ok().moves) == game.version
+    # Its deal, made for it, may be started by its id for good: its cards stay Ann's (golf.app.reveals).
+    bob.get_game(game.id).expect_error(R.ERROR_REASON_DEAL_IN_PLAY)
+    bob.list_moves(game.id).expect_error(R.ERROR_REASON_DEAL_IN_PLAY)
     undo = bob.undo(pb.UndoRequest(game_id=game.id, idempotency_key=new_key()))
     undo.expect_error(R.ERROR_REASON_PERMISSION_DENIED)
     bob.hint(pb.HintRequest(game_id=game.id, idempotency_key=new_key())).expect_error(R.ERROR_REASON_PERMISSION_DENIED)
     draw = solitaire_pb2.Move(draw_stock=solitaire_pb2.DrawStock())
     bob.play_move(move_request(game, draw)).expect_error(R.ERROR_REASON_PERMISSION_DENIED)
+    # Yesterday's daily deal closed at today's start: a finished game on it is anyone's to read, not to change.
+    yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
+    deal = ann.get_daily_deal(yesterday, "wrap").expect_ok().deal
+    past = finish(ann, ann.create_game(pb.CreateGameRequest(deal_id=deal.id)).expect_ok().game)
+    seen = bob.get_game(past.id).expect_ok().game
+    assert seen.status in DONE and seen.reveal.seed and seen.player_id == ann.player_id
+    assert len(bob.list_moves(past.id).expect_ok().moves) == past.version
+    bob.play_move(move_request(past, draw)).expect_error(R.ERROR_REASON_PERMISSION_DENIED)
 
 
 def test_a_deal_in_play_cannot_be_copied_by_anyone(ann: Client, bob: Client) -> None:
