@@ -130,9 +130,10 @@ def admin(sql: str, database: str | None = None) -> None:
 
 
 def terminate_backends(database: str) -> None:
-    """``pg_terminate_backend`` of every connection to ``database`` (the test's own) but the administrator's."""
+    """``pg_terminate_backend`` of every connection to ``database`` (the test's own) but the administrator's, waiting
+    (up to 5 s) until their backends are gone."""
     admin(
-        f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}' "
+        f"SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = '{database}' "
         "AND pid <> pg_backend_pid()"
     )
 

@@ -252,8 +252,6 @@ class _PgTransaction:
             except _PG_UNREACHABLE as err:
                 raise self.outage.lost(reason_of(err)) from err
             self.fresh = True
-            if self.outage.since is not None:
-                self.outage.answered()
         else:
             self.fresh = False  # a second statement: the first one ran on this connection
         return self.conn
@@ -300,6 +298,8 @@ class _PgTransaction:
             if self._again(err):
                 return await self.execute(sql, *args)
             self._lost(err)
+        if self.outage.since is not None:
+            self.outage.answered()  # a statement answered (a connection taken from the pool is no answer yet)
         # Status tags look like "INSERT 0 1" or "UPDATE 1": the last word is the row count.
         return int(status.rsplit(" ", 1)[-1]) if status[-1].isdigit() else 0
 
@@ -311,6 +311,8 @@ class _PgTransaction:
             if self._again(err):
                 return await self.fetchone(sql, *args)
             self._lost(err)
+        if self.outage.since is not None:
+            self.outage.answered()
         return row
 
     async def fetchone_atomic(self, sql: str, *args: Any) -> Row | None:
@@ -329,6 +331,8 @@ class _PgTransaction:
             if self._again(err):
                 return await self.fetchone_atomic(sql, *args)
             self._lost(err)
+        if self.outage.since is not None:
+            self.outage.answered()
         return row
 
     async def fetchone_grouped(self, statement: Grouped, *args: Any) -> Row | None:
@@ -347,6 +351,8 @@ class _PgTransaction:
             if self._again(err):
                 return await self.fetchall(sql, *args)
             self._lost(err)
+        if self.outage.since is not None:
+            self.outage.answered()
         return rows
 
     async def fetchall_atomic(self, sql: str, *args: Any) -> Sequence[Row]:
@@ -357,6 +363,8 @@ class _PgTransaction:
             if self._again(err):
                 return await self.fetchall_atomic(sql, *args)
             self._lost(err)
+        if self.outage.since is not None:
+            self.outage.answered()
         return rows
 
     async def commit(self) -> None:
