@@ -121,6 +121,24 @@ def test_refusals_carry_the_connect_code_and_the_details_of_the_grpc_status(serv
         grpc_client.close()
 
 
+def test_a_key_given_twice_is_refused_naming_it(server: Server) -> None:
+    """``{"preset": "wrap", "preset": "standard"}`` is no request (json_format refuses it): 400 naming the key, at
+    any depth, never a game of either preset."""
+    client = Connect(server.http_url)
+    client.sign_in("connect-twice")
+    headers = {"content-type": "application/json", "authorization": f"Bearer {client.token}"}
+    for body, field in (
+        (b'{"preset": "wrap", "winnableOnly": false, "preset": "standard"}', "preset"),
+        (b'{"preset": "standard", "rules": {"wrap": true, "wrap": false}}', "rules.wrap"),
+    ):
+        reply = client.http.post(f"/{SOLITAIRE}/CreateGame", content=body, headers=headers)
+        assert reply.status_code == 400 and reply.json()["code"] == "invalid_argument", reply.text
+        error = errors_pb2.Error.FromString(_details(reply.json())[-1][1])
+        assert error.field == field and "twice" in error.message, error
+    listed = client.call(SOLITAIRE, "ListGames", pb.ListGamesRequest(), pb.ListGamesResponse)
+    assert not listed.games
+
+
 def test_a_call_without_a_token_is_refused(server: Server) -> None:
     client = Connect(server.http_url)
     reply = client.post(SOLITAIRE, "ListGames", pb.ListGamesRequest())

@@ -80,6 +80,24 @@ def test_mistyped_fields_are_400_naming_the_field(rest: Rest, path: str, body: A
     assert err.field == field
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/v1/games", b'{"preset": "wrap", "winnableOnly": false, "preset": "standard"}', "preset"),
+        ("/v1/games", b'{"preset": "standard", "rules": {"wrap": true, "wrap": false}}', "rules.wrap"),
+        (GAME + "/moves", b'{"move": {"playColumn": {"column": 0, "column": 1}}}', "move.playColumn.column"),
+        ("/v1/deals", b'{"winnableOnly": false, "winnable_only": true, "winnable_only": false}', "winnable_only"),
+    ],
+)
+def test_a_key_given_twice_is_400_naming_it(rest: Rest, path: str, body: bytes, field: str) -> None:
+    """Not last-wins (which dealt ``standard`` for the first body): protobuf's json_format refuses such a text."""
+    err = _error(_post(rest, path, body), 400, R.ERROR_REASON_INVALID_ARGUMENT)
+    assert err.field == field and "twice" in err.message, err
+    # A string value holding what looks like a key and a colon is no key given twice.
+    made = _post(rest, "/v1/games", b'{"preset": "standard", "winnableOnly": false, "note": "\\":x\\":"}')
+    assert made.status_code == 200 and made.headers["x-golf-unknown-fields"] == "note", made.text
+
+
 @pytest.mark.parametrize("query", ["status={}", "status=9", "status=GAME_STATUS_NOPE", "createdAfter=yesterday"])
 def test_mistyped_query_parameters_are_400(rest: Rest, query: str) -> None:
     err = _error(rest.http.get("/v1/games?" + query), 400, R.ERROR_REASON_INVALID_ARGUMENT)

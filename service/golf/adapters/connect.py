@@ -34,6 +34,7 @@ from starlette.types import Receive, Scope, Send
 
 from golf.adapters.auth.header import one_authorization
 from golf.adapters.edge import Edge
+from golf.adapters.json_keys import duplicate_key, twice_message
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, request_id
 from golf.adapters.metrics import Metrics
 from golf.api.error_details import pack, standard_details
@@ -85,6 +86,9 @@ class _RequestCodec(Codec[Message, M]):
         try:
             decoded: M = self._inner.decode(data, message_class)
         except Exception as err:  # DecodeError, ParseError, and anything else a parser raises on bad input
+            twice = duplicate_key(data) if self.name() == "json" else None
+            if twice is not None:  # json_format refuses it without naming the key: name it, as REST does
+                raise connect_error(invalid(twice, twice_message(twice))) from err
             name = message_class.DESCRIPTOR.full_name
             raise connect_error(invalid("", f"the request is not a valid {name}")) from err
         return decoded

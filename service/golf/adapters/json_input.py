@@ -25,6 +25,7 @@ from google.protobuf import duration_pb2, json_format, timestamp_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from golf.adapters.json_keys import duplicate_key, twice_message
 from golf.api.errors import ApiError, invalid
 
 F = FieldDescriptor
@@ -245,7 +246,7 @@ def _check(obj: dict[str, Any], desc: Any, prefix: str, unknown: list[str]) -> N
 
 def parse_body(raw: bytes, message: Message) -> list[str]:
     """Fill ``message`` from a JSON object body (an empty body is an empty object); return the paths of the keys
-    it ignored (``check``)."""
+    it ignored (``check``). A key given twice in one object is refused, naming it (``golf.adapters.json_keys``)."""
     if not raw.strip():
         return []
     try:
@@ -254,6 +255,9 @@ def parse_body(raw: bytes, message: Message) -> list[str]:
         raise invalid("body", f"the body is not valid JSON: {_cut(str(err))}") from None
     if not isinstance(obj, dict):
         raise invalid("body", "the body must be a JSON object")
+    twice = duplicate_key(raw, obj)
+    if twice is not None:
+        raise invalid(twice, twice_message(twice))
     return parse_object(obj, message)
 
 

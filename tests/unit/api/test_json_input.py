@@ -343,3 +343,28 @@ def test_direct_parse_gives_what_json_format_gives(request_type: Any, obj: dict[
         parse_object({"gameId": "g2"}, ours)
         json_format.ParseDict({"gameId": "g2"}, theirs, ignore_unknown_fields=True)
         assert ours == theirs
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (b'{"idempotencyKey": "a", "idempotencyKey": "b"}', "idempotencyKey"),
+        (b'{"move": {"playColumn": {"column": 0}}, "move": {"drawStock": {}}}', "move"),
+        (b'{"move": {"playColumn": {"column": 0,\n "column" :1}}}', "move.playColumn.column"),
+        (b'{"x": [{"a": 1}, {"b": 2, "b": 3}]}', "x[1].b"),  # in an unknown key too: the text is ambiguous
+        (b'{"gameId": "g", "' + b"k" * 500 + b'": 1, "' + b"k" * 500 + b'": 2}', "k" * 64 + "…"),
+    ],
+)
+def test_a_key_given_twice_is_refused_naming_it(body: bytes, field: str) -> None:
+    """protobuf's json_format refuses a key given twice; taken last-wins it would make one request mean two things."""
+    with pytest.raises(ApiError) as info:
+        parse_body(body, pb.PlayMoveRequest())
+    assert info.value.body.field == field and "twice" in info.value.body.message
+
+
+def test_strings_that_look_like_keys_are_no_keys_given_twice() -> None:
+    message = pb.PlayMoveRequest()
+    unknown = parse_body(b'{"gameId": "\\":a\\":", "note": "\\"gameId\\": 1", "idempotencyKey": "k"}', message)
+    assert message.game_id == '":a":' and message.idempotency_key == "k" and unknown == ["note"]
+    deep = b'{"gameId": "g", "junk": ' + b"[" * 1020 + b"]" * 1020 + b"}"  # deeper than Python's own parser goes
+    assert parse_body(deep, pb.PlayMoveRequest()) == ["junk"]
