@@ -21,8 +21,8 @@ from golf.adapters.auth.header import one_authorization
 from golf.adapters.edge import Edge, grpc_peer_address
 from golf.adapters.logs import REQUEST_ID_HEADER, accept_request_id, new_request_id, request_id
 from golf.adapters.metrics import Metrics
-from golf.api.error_details import pack, standard_details
 from golf.adapters.settings import Settings
+from golf.api.error_details import pack, standard_details
 from golf.api.errors import ApiError, Violation, call_failure, invalid
 from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem
 from golf.api.validation import check_request
@@ -266,7 +266,6 @@ def _add_reflection_v1_descriptor() -> None:
     pool.Add(proto)
 
 
-def build_grpc_server(
 @dataclass(frozen=True, slots=True)
 class GrpcLimits:
     """What one gRPC connection may hold and send (the ``GOLF_`` settings of the same names)."""
@@ -314,6 +313,7 @@ def server_options(limits: GrpcLimits) -> list[tuple[str, int]]:
     ]
 
 
+def build_grpc_server(
     rpcs: list[Rpc], address: str, edge: Edge, metrics: Metrics | None = None, limits: GrpcLimits | None = None
 ) -> tuple[grpc.aio.Server, health_async.HealthServicer, int]:
     """A server with the RPCs, health and reflection, bound to ``address``, holding ``limits`` (the defaults when
