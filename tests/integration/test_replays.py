@@ -2,7 +2,9 @@
 through exactly as it was played (moves, undos and AutoPlay runs each a step), the stock order and the seed only in
 the last step, paging, a round of nine holes, card Golf matches (bots only, a person with a turn clock watched live
 by a spectator, a private table), every step but the last scanned for cards a spectator may not know, and the
-refusals (unknown, unfinished, another kind, a private table's stranger)."""
+refusals (unknown, unfinished, another kind, a private table's stranger). Another player replays a finished game only
+once its deal is out of play (``golf.app.reveals``): a game on yesterday's daily deal; a round's holes, on deals
+that never close, are their player's alone (``DealInPlay`` to others)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import random
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from google.protobuf import json_format
@@ -21,7 +23,7 @@ from golf.api.replay_handlers import ReplayHandlers
 from golf.api.rpc import CallContext
 from golf.api.table_convert import table_to_proto
 from golf.app.dealing import DealSettings
-from golf.app.errors import InvalidArgument, NotFinished, NotFound
+from golf.app.errors import DealInPlay, InvalidArgument, NotFinished, NotFound
 from golf.app.history import RecordKind
 from golf.app.identity import Caller
 from golf.app.records import GameSnapshot
@@ -98,11 +100,16 @@ def comparable(game: solitaire_pb2.Game) -> solitaire_pb2.Game:
     return out
 
 
-async def play_game(world: World, caller: Caller, undo_every: int = 5, autoplay_every: int = 7) -> list[GameSnapshot]:
-    """A quick game played to its end with undos and AutoPlay runs mixed in: the snapshot the player was given at the
-    start and after each change."""
+async def play_game(
+    world: World, caller: Caller, undo_every: int = 5, autoplay_every: int = 7, deal_id: str = ""
+) -> list[GameSnapshot]:
+    """A quick game (or one on ``deal_id``) played to its end with undos and AutoPlay runs mixed in: the snapshot the
+    player was given at the start and after each change."""
     games = world.services.games
-    snap = await games.create_game(caller, preset="standard", overrides=QUICK, winnable_only=False)
+    if deal_id:
+        snap = await games.create_game(caller, deal_id=deal_id)
+    else:
+        snap = await games.create_game(caller, preset="standard", overrides=QUICK, winnable_only=False)
     seen = [snap]
     n = 0
     while snap.state.status is Status.IN_PROGRESS:
@@ -148,8 +155,10 @@ async def test_a_game_is_replayed_step_by_step_as_it_was_played(world: World) ->
     async with world.replays.uow() as uow:
         log = await uow.repo.get_moves(game_id)
     assert any(m.code == "U" for m in log) and any(m.code.startswith("A:") for m in log)
-    # Another player replays it: a finished game is anyone's to see.
-    steps = await world.whole(BOB, GAME, game_id)
+    # Its player replays it at once; anyone else is refused while its deal (made for it, never closed) is in play.
+    with pytest.raises(DealInPlay):
+        await world.replay(BOB, GAME, game_id)
+    steps = await world.whole(ANN, GAME, game_id)
     assert len(steps) == len(log) + 1 == len(seen)
     for k, (step, shown) in enumerate(zip(steps, seen, strict=True)):
         assert step.index == k and step.hole == 0 and step.WhichOneof("state") == "game"
@@ -161,9 +170,23 @@ async def test_a_game_is_replayed_step_by_step_as_it_was_played(world: World) ->
         if entry.code == "U":
             assert step_position(steps[k]) != step_position(steps[k - 1])
     # The last step is the finished game as GetGame shows it: the post-mortem included.
-    final = game_to_proto(await world.services.games.get_game(BOB, game_id))
+    final = game_to_proto(await world.services.games.get_game(ANN, game_id))
     assert steps[-1].game == final and final.HasField("post_mortem")
     columns, start, stock, seed = await deal_cards(world, seen[0].deal.id)
+    scan_game_steps(steps, columns, start, stock, seed)
+
+
+async def test_a_game_on_a_closed_deal_is_replayed_to_anyone(world: World) -> None:
+    # Yesterday's daily deal closed at today's start: a game on it (practice) is anyone's to see once finished.
+    yesterday = (now().date() - timedelta(days=1)).isoformat()
+    daily = await world.services.dealer.daily(yesterday, "wrap", ANN.player_id)
+    seen = await play_game(world, ANN, autoplay_every=1_000, deal_id=daily.id)
+    game_id = seen[0].game.id
+    assert seen[0].game.practice and seen[-1].state.status is not Status.IN_PROGRESS
+    steps = await world.whole(BOB, GAME, game_id)
+    assert steps == await world.whole(ANN, GAME, game_id) and len(steps) == len(seen)
+    assert steps[-1].game == game_to_proto(await world.services.games.get_game(BOB, game_id))
+    columns, start, stock, seed = await deal_cards(world, daily.id)
     scan_game_steps(steps, columns, start, stock, seed)
 
 
@@ -219,12 +242,18 @@ async def test_a_round_of_nine_holes(world: World) -> None:
         if hole < 9:
             _, snap = await rounds.start_next_hole(ANN, round_id)
     played = (await rounds.get_round(ANN, round_id)).holes
-    steps = await world.whole(CAT, ROUND, round_id)
+    # Its holes' deals (made for them) never close: anyone else is refused the round and each hole.
+    with pytest.raises(DealInPlay):
+        await world.replay(CAT, ROUND, round_id)
+    for hole in played:
+        with pytest.raises(DealInPlay):
+            await world.replay(CAT, GAME, hole.game.id)
+    steps = await world.whole(ANN, ROUND, round_id)
     # The round is its holes' games one after another, each from its start; each hole's steps are its game's replay.
     assert [s.hole for s in steps] == [h for h in range(1, 10) for _ in range(played[h - 1].game.version + 1)]
     for number, hole in enumerate(played, start=1):
         own = [s for s in steps if s.hole == number]
-        alone = await world.whole(CAT, GAME, hole.game.id)
+        alone = await world.whole(ANN, GAME, hole.game.id)
         assert [s.game for s in own] == [s.game for s in alone]
         assert own[0].game.version == 0 and own[0].game.moves_played == 0 and own[0].game.hole == number
         assert [s.time for s in own] == [s.time for s in alone]
@@ -232,7 +261,7 @@ async def test_a_round_of_nine_holes(world: World) -> None:
         scan_game_steps(own, columns, start, stock, seed)
     paged: list[rpb.ReplayStep] = []
     while len(paged) < len(steps):
-        page = await world.replay(CAT, ROUND, round_id, len(paged), 23)  # pages across the holes' bounds
+        page = await world.replay(ANN, ROUND, round_id, len(paged), 23)  # pages across the holes' bounds
         assert page.total_steps == len(steps)
         paged += page.steps
     assert paged == steps
@@ -248,6 +277,8 @@ async def test_refusals_of_solitaire_replays(world: World) -> None:
     with pytest.raises(NotFound):
         await world.replay(BOB, GAME, game_id)  # another's game in play does not exist for them
     done = (await play_game(world, ANN))[-1]
+    with pytest.raises(DealInPlay):
+        await world.replay(BOB, GAME, done.game.id)  # finished, on a deal made for it, which never closes
     for kind, record_id in ((GAME, str(uuid.uuid4())), (ROUND, done.game.id), (MATCH, done.game.id)):
         with pytest.raises(NotFound):
             await world.replay(ANN, kind, record_id)
