@@ -88,7 +88,10 @@ ERROR_TABLE: dict[int, tuple[grpc.StatusCode, int]] = {
     R.ERROR_REASON_EARLY_OUT_NOT_ALLOWED: (grpc.StatusCode.FAILED_PRECONDITION, 409),
 }
 TEST_TOKEN_KEY = "e2e-token-key-" + "0123456789abcdef" * 3
-UNLIMITED = {f"GOLF_RATE_LIMIT_{name}": "" for name in ("PLAYER", "ADDRESS", "SOLVER", "CREATE", "SIGN_IN")}
+UNLIMITED = {
+    f"GOLF_RATE_LIMIT_{name}": ""
+    for name in ("PLAYER", "ADDRESS", "SOLVER", "CREATE", "SIGN_IN", "SIGN_UP_NETWORK", "SIGN_UP_SERVICE")
+}
 """Servers of the e2e tier run without rate limits unless a test sets them: the tests call faster than players."""
 
 # -- server processes --------------------------------------------------------------------------------------------

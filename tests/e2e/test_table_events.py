@@ -105,6 +105,8 @@ class LiveServer:
             rate_limit_solver="",
             rate_limit_create="",
             rate_limit_sign_in="",
+            rate_limit_sign_up_network="",
+            rate_limit_sign_up_service="",
         )
         container = build(settings)
         rpcs = list(container.rpcs)

@@ -12,8 +12,12 @@ from collections.abc import AsyncIterator, Callable
 import coredis
 import pytest
 
-from golf.adapters.ratelimit import Limits
+from golf.adapters.ratelimit import Limits, rules_from_settings
+from golf.adapters.settings import Settings
 from golf.app.errors import RateLimited
+from golf.app.players import PlayerService
+from tests.unit.app.conftest import FakeTokens
+from tests.unit.app.fakes import FakeClock, FakeStore
 
 KEY = "player-1234"
 
@@ -162,3 +166,54 @@ async def test_the_async_url_form_is_accepted(new_limits: LimitsFactory, redis_u
     await plain.hit("player", KEY)
     with pytest.raises(RateLimited):  # both spellings reach the same server and keys
         await explicit.hit("player", KEY)
+
+
+# -- guest sign-ups: per address, per network, for the whole service ----------------------------------------------
+SIGN_UPS = Settings(
+    rate_limit_sign_in="2/minute", rate_limit_sign_up_network="10/minute", rate_limit_sign_up_service="25/minute"
+)
+
+
+@pytest.fixture
+def players(any_limits: LimitsFactory) -> PlayerService:
+    """Guests signed up under SIGN_UPS' limits, counted in this process or in the test Redis."""
+    clock = FakeClock()
+    return PlayerService(FakeStore(), clock, FakeTokens(clock), any_limits(rules_from_settings(SIGN_UPS)))
+
+
+async def _sign_ups(players: PlayerService, addresses: list[str]) -> tuple[int, list[RateLimited]]:
+    """How many of these sign-ups (one per address given) made a guest, and the refusals of the others."""
+    made, refused = 0, []
+    for address in addresses:
+        try:
+            await players.create_guest("", address)
+            made += 1
+        except RateLimited as err:
+            refused.append(err)
+    return made, refused
+
+
+def _kinds(refused: list[RateLimited]) -> set[str]:
+    return {err.message.partition(":")[0] for err in refused}
+
+
+async def test_many_addresses_of_one_network_share_its_allowance(players: PlayerService) -> None:
+    # 32 addresses of one /24, each within its own allowance (2 a minute): 10 guests, not 64.
+    made, refused = await _sign_ups(players, [f"203.0.113.{n}" for n in range(1, 33) for _ in range(2)])
+    assert made == 10
+    assert _kinds(refused) == {"too many new guests from this network"}
+    assert all(55 < err.retry_after <= 60 for err in refused)
+    # One IPv6 /64 is one network too, however many addresses it holds.
+    made, refused = await _sign_ups(players, [f"2001:db8:0:7::{n:x}" for n in range(1, 33)])
+    assert made == 10
+    assert _kinds(refused) == {"too many new guests from this network"}
+    made, _ = await _sign_ups(players, ["198.51.100.1", "2001:db8:0:8::1"])  # other networks still sign up
+    assert made == 2
+
+
+async def test_many_networks_share_the_service_allowance(players: PlayerService) -> None:
+    # 32 networks, each far within its own allowance: the service makes 25 guests a minute in all.
+    made, refused = await _sign_ups(players, [f"10.{n}.0.1" for n in range(32)])
+    assert made == 25
+    assert _kinds(refused) == {"too many new guests on this service right now"}
+    assert all(55 < err.retry_after <= 60 for err in refused)

@@ -102,7 +102,9 @@ async def test_built_from_settings() -> None:
     await limits.hit("create", KEY)
     with pytest.raises(RateLimited):
         await limits.hit("create", KEY)
-    await limits.hit("sign_in", "203.0.113.9")  # the default rule is there too
+    await limits.hit("sign_in", "203.0.113.9")  # the default rules are there too
+    await limits.hit("sign_up_network", "203.0.113.0/24")
+    await limits.hit("sign_up_service", "all")
     with pytest.raises(KeyError):
         await limits.hit("unknown", KEY)
 
@@ -110,6 +112,8 @@ async def test_built_from_settings() -> None:
 def test_settings_with_a_bad_rule_stop_the_start() -> None:
     with pytest.raises(ValueError, match="'create'"):
         limits_from_settings(Settings(rate_limit_create="lots"))
+    with pytest.raises(ValueError, match="'sign_up_network'"):
+        limits_from_settings(Settings(rate_limit_sign_up_network="lots"))
 
 
 def _closed_port() -> int:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("golf.ratelimit")
 
-LIMIT_NAMES = ("player", "address", "solver", "create", "sign_in")
+LIMIT_NAMES = ("player", "address", "solver", "create", "sign_in", "sign_up_network", "sign_up_service")
 
 # What a refused client is told was too much, per limit; never anything the client sent.
 _DESCRIPTIONS = {
@@ -35,6 +35,8 @@ _DESCRIPTIONS = {
     "solver": "too many hint, AutoPlay and winnable-deal requests",
     "create": "too many new deals, games, rounds and holes",
     "sign_in": "too many sign-ins and token refreshes from this address",
+    "sign_up_network": "too many new guests from this network",
+    "sign_up_service": "too many new guests on this service right now",
 }
 
 _REDIS_SCHEMES = ("redis", "rediss", "redis+unix", "redis+cluster", "redis+sentinel")
@@ -212,13 +214,11 @@ class Limits:
             disconnect()
 
 
+def rules_from_settings(settings: Settings) -> dict[str, str]:
+    """Each limit's rule as ``settings`` gives it (``GOLF_RATE_LIMIT_<NAME>``)."""
+    return {name: getattr(settings, f"rate_limit_{name}") for name in LIMIT_NAMES}
+
+
 def limits_from_settings(settings: Settings) -> Limits:
-    """The service's rate limiter: the five rules of ``settings``, counted in Redis if ``redis_url`` is set."""
-    rules = {
-        "player": settings.rate_limit_player,
-        "address": settings.rate_limit_address,
-        "solver": settings.rate_limit_solver,
-        "create": settings.rate_limit_create,
-        "sign_in": settings.rate_limit_sign_in,
-    }
-    return Limits(rules, storage_url=settings.redis_url, prefix=settings.redis_prefix)
+    """The service's rate limiter: the rules of ``settings``, counted in Redis if ``redis_url`` is set."""
+    return Limits(rules_from_settings(settings), storage_url=settings.redis_url, prefix=settings.redis_prefix)

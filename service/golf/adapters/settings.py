@@ -142,6 +142,12 @@ class Settings(BaseSettings):
     """New deals, games, rounds and holes per player."""
     rate_limit_sign_in: str = "30/minute"
     """Guest sign-ups and token refreshes per client address."""
+    rate_limit_sign_up_network: str = "60/minute"
+    """Guest sign-ups per network: the client address's /24 (IPv4) or /64 (IPv6), so that many addresses of one
+    network (a rented block, one IPv6 host) do not each get the address's allowance."""
+    rate_limit_sign_up_service: str = "600/minute"
+    """Guest sign-ups on the whole service (every replica, with Redis; each process, without): the most new
+    identities a flood from many networks can make. Refreshes and signed-in players are not counted."""
     webhook_max_attempts: PositiveInt = 10
     """Attempts at one webhook delivery before it is given up (with the default backoff, about 45 minutes)."""
     webhook_backoff_seconds: float = 5.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import secrets
 import unicodedata
 import uuid
@@ -16,6 +17,10 @@ from golf.app.ports import AlreadyStored, Clock, RateLimiter, TokenIssuer, UnitO
 MAX_DISPLAY_NAME = 64
 MAX_REFRESH_TOKEN = 256
 ME = "me"
+# The key every guest sign-up of the service is counted under (``sign_up_service``).
+ALL_SIGN_UPS = "all"
+IPV4_NETWORK_BITS = 24
+IPV6_NETWORK_BITS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,20 @@ def clean_display_name(name: str, field: str = "displayName") -> str:
     return name
 
 
+def network_of(address: str) -> str:
+    """The network an address is counted with for sign-ups: its /24 (IPv4, also IPv4-mapped IPv6) or its /64
+    (IPv6); one ISP customer or rented block usually holds a whole one. Anything else (``unknown``, a Unix socket)
+    is its own network."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])  # a zone index (fe80::1%eth0) is not part of it
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    bits = IPV4_NETWORK_BITS if ip.version == 4 else IPV6_NETWORK_BITS
+    return str(ipaddress.ip_network((ip, bits), strict=False))
+
+
 class PlayerService:
     def __init__(
         self,
@@ -61,8 +80,13 @@ class PlayerService:
         self.refresh_days = refresh_days
 
     async def create_guest(self, display_name: str, address: str) -> SignedIn:
-        """A new guest player, its access token and a refresh token the device keeps."""
+        """A new guest player, its access token and a refresh token the device keeps.
+
+        Counted per address, then per network, then for the whole service: in that order, so an address refused
+        its own allowance uses up none of its network's or the service's."""
         await self.limiter.hit("sign_in", address)
+        await self.limiter.hit("sign_up_network", network_of(address))
+        await self.limiter.hit("sign_up_service", ALL_SIGN_UPS)
         name = clean_display_name(display_name) or f"Guest {secrets.token_hex(2)}"
         now = self.clock()
         player = PlayerRecord(str(uuid.uuid4()), name, now)

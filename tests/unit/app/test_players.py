@@ -10,7 +10,7 @@ import pytest
 
 from golf.app.errors import InvalidArgument, NotFound, RateLimited, Unauthenticated
 from golf.app.identity import OWN_ISSUER, Caller
-from golf.app.players import MAX_REFRESH_TOKEN, PlayerService
+from golf.app.players import MAX_REFRESH_TOKEN, PlayerService, network_of
 from golf.app.services import Services
 from tests.unit.app.conftest import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
@@ -97,6 +97,49 @@ async def test_each_guest_counts_one_sign_in_for_the_address(players: PlayerServ
     assert limiter.hits[("sign_in", ADDRESS)] == 2
     assert limiter.hits[("sign_in", "198.51.100.1")] == 1
     assert limiter.count("sign_in") == 3
+
+
+async def test_each_guest_counts_for_its_network_and_the_service(players: PlayerService, limiter: FakeLimiter) -> None:
+    await players.create_guest("Ann", "203.0.113.7")
+    await players.create_guest("Bob", "203.0.113.200")
+    await players.create_guest("Cy", "2001:db8:1:2:aaaa::1")
+    assert limiter.hits[("sign_up_network", "203.0.113.0/24")] == 2
+    assert limiter.hits[("sign_up_network", "2001:db8:1:2::/64")] == 1
+    assert limiter.hits[("sign_up_service", "all")] == 3
+
+
+async def test_an_address_over_its_own_allowance_uses_none_of_its_networks(
+    players: PlayerService, limiter: FakeLimiter
+) -> None:
+    limiter.caps["sign_in"] = 1
+    await players.create_guest("Ann", ADDRESS)
+    for _ in range(3):
+        with pytest.raises(RateLimited):
+            await players.create_guest("Bob", ADDRESS)
+    assert limiter.count("sign_up_network") == 1 and limiter.count("sign_up_service") == 1
+
+
+async def test_refreshes_count_for_the_address_only(players: PlayerService, limiter: FakeLimiter) -> None:
+    signed = await players.create_guest("Ann", ADDRESS)
+    await players.refresh(signed.refresh_token, ADDRESS)
+    assert limiter.count("sign_up_network") == 1 and limiter.count("sign_up_service") == 1
+
+
+@pytest.mark.parametrize(
+    ("address", "network"),
+    [
+        ("203.0.113.7", "203.0.113.0/24"),
+        ("203.0.113.255", "203.0.113.0/24"),
+        ("::ffff:203.0.113.9", "203.0.113.0/24"),  # an IPv4 client of a dual-stack socket
+        ("2001:db8::1", "2001:db8::/64"),
+        ("2001:db8::ffff:ffff:ffff:ffff", "2001:db8::/64"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("unknown", "unknown"),
+        ("unix", "unix"),
+    ],
+)
+def test_the_network_of_an_address(address: str, network: str) -> None:
+    assert network_of(address) == network
 
 
 async def test_a_refused_sign_in_stores_no_player(
