@@ -9,7 +9,9 @@ import json
 import pytest
 
 from golf.v1 import cards_pb2, solitaire_pb2
+from golf.v1 import record_service_pb2 as rpb
 from tests.e2e.identity import quick_game
+from tests.e2e.records import Records
 from tests.e2e.support import Client, R, move_request, pb
 
 
@@ -53,6 +55,29 @@ def test_forged_page_tokens_are_invalid(client: Client, when: str) -> None:
     assert client.list_games(page_token=token).expect_error(R.ERROR_REASON_INVALID_ARGUMENT).field == "pageToken"
     listing = pb.ListRoundsRequest(page_token=token)
     assert client.list_rounds(listing).expect_error(R.ERROR_REASON_INVALID_ARGUMENT).field == "pageToken"
+
+
+def _token(*items: object) -> str:
+    return base64.urlsafe_b64encode(json.dumps(items).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("text", ["\x00", "p\x00q", "\ud800", "x\udfffy"], ids=["nul", "inner-nul", "high", "low"])
+def test_page_tokens_holding_text_no_database_takes_are_invalid(client: Client, text: str) -> None:
+    """A NUL (PostgreSQL text has none) or a lone surrogate (no UTF-8 at all) in a forged token's id was a 500
+    (gRPC INTERNAL) once it reached the query: every list refuses the token, naming pageToken."""
+    when = "2026-01-01T00:00:00+00:00"
+    records = Records(client)
+    replies = [
+        client.list_games(page_token=_token(when, text)),
+        client.list_rounds(pb.ListRoundsRequest(page_token=_token(when, text))),
+        records.board(
+            kind=rpb.LEADERBOARD_KIND_DEAL, deal_id="d", page_token=_token("b:deal:d:0:0", 1, 2, 3, when, text)
+        ),
+        records.call("ListDealStats", rpb.ListDealStatsRequest(page_token=_token("d:standard:1:10", 1, 2, text))),
+        records.history(page_token=_token(f"h:{text}", 1)),
+    ]
+    for reply in replies:
+        assert reply.expect_error(R.ERROR_REASON_INVALID_ARGUMENT).field == "pageToken"
 
 
 def test_long_ids_are_not_echoed_back(client: Client) -> None:

@@ -30,6 +30,7 @@ from golf.app.boards import (
 from golf.app.errors import InvalidArgument, NotFound
 from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord
 from golf.app.identity import Caller
+from golf.app.page_tokens import storable_items
 from golf.app.players import ME
 from golf.app.ports import Clock, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
@@ -104,7 +105,7 @@ def _decode(token: str, scope: str, size: int) -> list[Any]:
         data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
     except (ValueError, binascii.Error):
         data = None
-    if not isinstance(data, list) or len(data) != size + 1 or data[0] != scope:
+    if not isinstance(data, list) or len(data) != size + 1 or data[0] != scope or not storable_items(data):
         raise InvalidArgument("pageToken", "not a page token of this list (page tokens go with the same filters)")
     return data[1:]
 

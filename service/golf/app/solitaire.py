@@ -29,6 +29,7 @@ from golf.app.errors import (
     StaleVersion,
 )
 from golf.app.identity import Caller
+from golf.app.page_tokens import storable
 from golf.app.ports import AlreadyStored, Clock, DuplicateMove, RateLimiter, Solver, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.recording import RecordKeeper
@@ -98,13 +99,17 @@ def encode_page_token(created_at: datetime, row_id: str) -> str:
 
 
 def decode_page_token(token: str) -> tuple[datetime, str]:
+    """The keyset a page token of :func:`encode_page_token` holds; ``InvalidArgument`` naming ``pageToken`` for
+    anything else (a forged one, or text no database takes: ``golf.app.page_tokens``)."""
     try:
         when, row_id = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         at = datetime.fromisoformat(when)
         if at.tzinfo is None:
             raise ValueError("naive time")
+        if not isinstance(row_id, str) or not storable(row_id):
+            raise ValueError("not an id")
         # In UTC, as stored: a forged offset at the ends of the calendar fails here, not in the database.
-        return at.astimezone(UTC), str(row_id)
+        return at.astimezone(UTC), row_id
     except (ValueError, TypeError, OverflowError, binascii.Error):
         raise InvalidArgument("pageToken", "not a page token from this service") from None
 
