@@ -103,23 +103,28 @@ _ENUMS: dict[str, tuple[frozenset[str], frozenset[int], str]] = {}
 
 def _enum_values(enum: Any) -> tuple[frozenset[str], frozenset[int], str]:
     """The enum's names and numbers as Python sets (the descriptor's own maps choke on lone surrogates), and
-    its names listed for a message."""
+    its names and numbers listed for a message."""
     known = _ENUMS.get(enum.full_name)
     if known is None:
         names = [v.name for v in enum.values]
-        known = _ENUMS[enum.full_name] = (frozenset(names), frozenset(v.number for v in enum.values), ", ".join(names))
+        listed = ", ".join(f"{v.name} ({v.number})" for v in enum.values)
+        known = _ENUMS[enum.full_name] = (frozenset(names), frozenset(v.number for v in enum.values), listed)
     return known
 
 
 def _check_enum(field: Any, value: Any, path: str) -> None:
+    """An enum's value is its name or its number, a JSON number or a string of digits (a query string has nothing
+    else; proto3 JSON parsers read both forms in bodies too): one rule for bodies and queries. Only the enum's own
+    numbers are taken."""
     names, numbers, listed = _enum_values(field.enum_type)
     if isinstance(value, str):
-        known = value in names
+        # An enum number is an int32: 11 characters at most ("-2147483648"), so int() never reads a long string.
+        known = value in names or (len(value) <= 11 and _DIGITS.fullmatch(value) is not None and int(value) in numbers)
     else:
         # A number names a value only if the enum has it (proto3 enums are open: json_format would keep any).
         known = not isinstance(value, bool) and isinstance(value, int | float) and _as_int(value) in numbers
     if not known:
-        raise invalid(path, f"{path}: expected one of {listed} (not {_shown(value)})")
+        raise invalid(path, f"{path}: expected one of {listed}, by name or by number (not {_shown(value)})")
 
 
 def _check_wkt(name: str, value: Any, path: str) -> None:

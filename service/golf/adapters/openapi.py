@@ -60,14 +60,18 @@ EnumDescriptor = Any
 
 
 def _enum_schema(enum: EnumDescriptor) -> dict[str, Any]:
-    # Written by name; read by name or by number, as proto3 JSON parsers do.
+    # Written by name; read by name or by number, as proto3 JSON parsers do (in a query string: its digits).
     names, numbers = [v.name for v in enum.values], [v.number for v in enum.values]
     schema: dict[str, Any] = {"type": ["string", "integer"], "enum": names + numbers}
     described = [(v.name, comment(f"{enum.full_name}.{v.name}")) for v in enum.values]
     lines = [f"- `{name}`: {text}" for name, text in described if text]
     head = comment(enum.full_name)
-    if head or lines:
-        schema["description"] = "\n".join(([head, ""] if head and lines else [head] if head else []) + lines)
+    name, number = names[-1], numbers[-1]
+    forms = (
+        f"Written by name. Read by name or by number, in a body and in a query string alike (`{name}` or `{number}`),"
+        " as proto3 JSON parsers read them; a number the enum does not have is refused (400)."
+    )
+    schema["description"] = "\n".join([*([head, ""] if head else []), *lines, *([""] if head or lines else []), forms])
     return schema
 
 

@@ -1,9 +1,11 @@
 """The REST gateway: FastAPI routes built from the same RPC table and handlers as gRPC, each at the route its
 method's ``google.api.http`` option declares (a path variable is one segment, never running into a custom verb).
 
-Bodies are the proto3 JSON mapping of the request and response messages (lowerCamelCase names, enums as
-strings, 64-bit integers as strings, fields with default values included). A body over ``max_body_bytes`` is
-refused (413) before it is read: on its ``Content-Length``, or as soon as the bytes streamed in pass the limit.
+Bodies are the proto3 JSON mapping of the request and response messages (lowerCamelCase names, enums written as
+strings, 64-bit integers as strings, fields with default values included). Query strings are read by the same rules
+(``golf.adapters.json_input``): an enum by name or by number; a key given twice in a body is refused. A body over
+``max_body_bytes`` is refused (413) before it is read: on its ``Content-Length``, or as soon as the bytes streamed
+in pass the limit.
 Unknown paths (404) and methods a path does not have (405, ``Allow`` listing every method of the path) get the
 same ``Error`` body and ``x-request-id`` header as every other refusal. Keys of the request the message does not
 have are ignored and named in the ``x-golf-unknown-fields`` header; a handler whose client hangs up is cancelled.

@@ -80,7 +80,10 @@ def test_good_input_parses() -> None:
         (pb.CreateDealRequest, {"difficulty": 99}, "difficulty"),
         (pb.CreateDealRequest, {"difficulty": -1}, "difficulty"),
         (pb.CreateDealRequest, {"difficulty": 1e300}, "difficulty"),
-        (pb.CreateDealRequest, {"difficulty": "1"}, "difficulty"),
+        (pb.CreateDealRequest, {"difficulty": "99"}, "difficulty"),  # a number as a string: the enum's only
+        (pb.CreateDealRequest, {"difficulty": " 1"}, "difficulty"),
+        (pb.CreateDealRequest, {"difficulty": "1.0"}, "difficulty"),
+        (pb.CreateDealRequest, {"difficulty": "1" * 5000}, "difficulty"),
         (pb.CreateDealRequest, {"difficulty": "RANK_ACE"}, "difficulty"),
         (pb.CreateDealRequest, {"rules": {"undoPolicy": []}}, "rules.undoPolicy"),
         (pb.CreateDealRequest, {"rules": {"undoPolicy": {"a": 1}}}, "rules.undoPolicy"),
@@ -153,6 +156,7 @@ def test_type_mismatches_are_400_naming_the_field(request_type: Any, obj: dict[s
         ({"pysolDealNumber": "-9223372036854775808"}, lambda m: m.pysol_deal_number == -(2**63)),
         ({"pysolDealNumber": "1e3"}, lambda m: m.pysol_deal_number == 1000),
         ({"difficulty": 3}, lambda m: m.difficulty == 3),
+        ({"difficulty": "1"}, lambda m: m.difficulty == 1),  # the number in a string, as a query string has it
         ({"difficulty": 3.0, "rules": {"undoPolicy": "UNDO_POLICY_NONE"}}, lambda m: m.difficulty == 3),
         ({"difficulty": None, "seed": None, "rules": None}, lambda m: m == pb.CreateDealRequest()),
     ],
@@ -368,3 +372,14 @@ def test_strings_that_look_like_keys_are_no_keys_given_twice() -> None:
     assert message.game_id == '":a":' and message.idempotency_key == "k" and unknown == ["note"]
     deep = b'{"gameId": "g", "junk": ' + b"[" * 1020 + b"]" * 1020 + b"}"  # deeper than Python's own parser goes
     assert parse_body(deep, pb.PlayMoveRequest()) == ["junk"]
+
+
+@pytest.mark.parametrize(("given", "status"), [("2", 2), ("GAME_STATUS_WON", 2), ("0", 0), ("3", 3)])
+def test_query_strings_take_an_enum_by_name_or_by_number(given: str, status: int) -> None:
+    """One rule for bodies and queries: ``status=2`` is ``status=GAME_STATUS_WON`` (it was a 400)."""
+    message = pb.ListGamesRequest()
+    parse_object({"status": given}, message)
+    assert message.status == status
+    with pytest.raises(ApiError) as err:
+        parse_object({"status": "4"}, pb.ListGamesRequest())
+    assert err.value.body.field == "status" and "GAME_STATUS_WON (2)" in err.value.body.message
