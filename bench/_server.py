@@ -19,7 +19,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 _TICK = os.sysconf("SC_CLK_TCK")
-RATE_LIMITS = ("PLAYER", "ADDRESS", "SOLVER", "CREATE", "SIGN_IN", "SIGN_UP_NETWORK", "SIGN_UP_SERVICE")
+RATE_LIMITS = (
+    "PLAYER",
+    "ADDRESS",
+    "SOLVER",
+    "CREATE",
+    "SIGN_IN",
+    "SIGN_UP_NETWORK",
+    "SIGN_UP_SERVICE",
+    "JOIN_CODE_PLAYER",
+    "JOIN_CODE_ADDRESS",
+)
 BENCH_TOKEN_KEY = "golf-bench-token-key-not-a-secret-0123456789abcd"
 """GOLF_TOKEN_KEY of a server started on PostgreSQL (which requires one; with SQLite the server keeps a generated
 key beside the database file). 48 characters; the bench's databases are thrown away, so it need not be secret."""

@@ -148,7 +148,7 @@ def build(settings: Settings) -> Container:
     tables.publishers.append(fanout.publish)
     background_work["table-events"] = fanout.run
     metrics.count_subscribers_with(lambda: fanout.hub.subscribers)
-    events = TableEvents(database, fanout.hub, settings.event_heartbeat_seconds)
+    events = TableEvents(database, fanout.hub, settings.event_heartbeat_seconds, codes=tables.codes)
     table_rpcs = TableHandlers(tables).rpcs() + watch_rpcs(events) + WebhookHandlers(webhooks).rpcs()
     queries = RecordQueries(database, utc_now, frozenset(settings.private_issuers))
     record_rpcs = RecordHandlers(queries).rpcs() + ReplayHandlers(ReplayService(database, services.games)).rpcs()

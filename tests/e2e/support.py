@@ -90,7 +90,17 @@ ERROR_TABLE: dict[int, tuple[grpc.StatusCode, int]] = {
 TEST_TOKEN_KEY = "e2e-token-key-" + "0123456789abcdef" * 3
 UNLIMITED = {
     f"GOLF_RATE_LIMIT_{name}": ""
-    for name in ("PLAYER", "ADDRESS", "SOLVER", "CREATE", "SIGN_IN", "SIGN_UP_NETWORK", "SIGN_UP_SERVICE")
+    for name in (
+        "PLAYER",
+        "ADDRESS",
+        "SOLVER",
+        "CREATE",
+        "SIGN_IN",
+        "SIGN_UP_NETWORK",
+        "SIGN_UP_SERVICE",
+        "JOIN_CODE_PLAYER",
+        "JOIN_CODE_ADDRESS",
+    )
 }
 """Servers of the e2e tier run without rate limits unless a test sets them: the tests call faster than players."""
 

@@ -180,7 +180,7 @@ def test_the_table_catches_up_after_the_stream_drops(browser: Browser, server: S
         sign_in(play, "Ann")
         table_id = create_from_lobby(play, private=True)
         code = page.locator("#join-code-shown").inner_text()
-        assert re.fullmatch("[A-Z]{6}", code)
+        assert re.fullmatch("[A-Z]{8}", code)
         assert page.locator("#table-link").input_value().endswith(f"#/tables/{table_id}/{code}")
         joined = bob.post("/v1/tables:joinByCode", json={"joinCode": code, "idempotencyKey": new_key()})
         assert joined.status_code == 200, joined.text

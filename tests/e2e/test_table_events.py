@@ -107,6 +107,8 @@ class LiveServer:
             rate_limit_sign_in="",
             rate_limit_sign_up_network="",
             rate_limit_sign_up_service="",
+            rate_limit_join_code_player="",
+            rate_limit_join_code_address="",
         )
         container = build(settings)
         rpcs = list(container.rpcs)

@@ -64,7 +64,7 @@ def test_create_listed_and_private_tables_and_list_the_open_ones(players: list[T
     assert listed.join_code == "" and not listed.legal_moves and not listed.HasField("hole")
     assert [s.player_id for s in listed.seats] == [ann.player_id, "", ""]
     private = _table(ann.create(preset=preset, seats=2, private=True))
-    assert not private.listed and re.fullmatch("[A-Z]{6}", private.join_code)
+    assert not private.listed and re.fullmatch("[A-Z]{8}", private.join_code)
     host_only = _table(ann.create(preset=preset, take_seat=False))
     assert not host_only.HasField("your_seat") and host_only.seat_count == 4 and host_only.version == 0
 

@@ -26,7 +26,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("golf.ratelimit")
 
-LIMIT_NAMES = ("player", "address", "solver", "create", "sign_in", "sign_up_network", "sign_up_service")
+LIMIT_NAMES = (
+    "player",
+    "address",
+    "solver",
+    "create",
+    "sign_in",
+    "sign_up_network",
+    "sign_up_service",
+    "join_code_player",
+    "join_code_address",
+)
 
 # What a refused client is told was too much, per limit; never anything the client sent.
 _DESCRIPTIONS = {
@@ -37,6 +47,8 @@ _DESCRIPTIONS = {
     "sign_in": "too many sign-ins and token refreshes from this address",
     "sign_up_network": "too many new guests from this network",
     "sign_up_service": "too many new guests on this service right now",
+    "join_code_player": "too many wrong join codes",
+    "join_code_address": "too many wrong join codes from this address",
 }
 
 _REDIS_SCHEMES = ("redis", "rediss", "redis+unix", "redis+cluster", "redis+sentinel")

@@ -148,6 +148,11 @@ class Settings(BaseSettings):
     rate_limit_sign_up_service: str = "600/minute"
     """Guest sign-ups on the whole service (every replica, with Redis; each process, without): the most new
     identities a flood from many networks can make. Refreshes and signed-in players are not counted."""
+    rate_limit_join_code_player: str = "5/minute;30/day"
+    """Wrong private-table join codes per player (joining, getting or watching a table by its code); past it every
+    code of the player is refused, the right one too, until the window frees."""
+    rate_limit_join_code_address: str = "20/minute;200/day"
+    """Wrong private-table join codes per client address (every guest of one address together)."""
     webhook_max_attempts: PositiveInt = 10
     """Attempts at one webhook delivery before it is given up (with the default backoff, about 45 minutes)."""
     webhook_backoff_seconds: float = 5.0

@@ -76,7 +76,7 @@ class TableHandlers:
         return pb.CreateTableResponse(table=table_to_proto(snap))
 
     async def get_table(self, req: pb.GetTableRequest, ctx: CallContext) -> pb.GetTableResponse:
-        snap = await self.tables.get(ctx.player, req.table_id, req.join_code or None)
+        snap = await self.tables.get(ctx.player, req.table_id, req.join_code or None, ctx.address)
         return pb.GetTableResponse(table=table_to_proto(snap))
 
     async def list_tables(self, req: pb.ListTablesRequest, ctx: CallContext) -> pb.ListTablesResponse:
@@ -90,12 +90,17 @@ class TableHandlers:
             table_id=req.table_id,
             join_code=req.join_code or None,
             seat=_optional_int(req, "seat"),
+            address=ctx.address,
         )
         return pb.JoinTableResponse(table=table_to_proto(snap))
 
     async def join_table_by_code(self, req: pb.JoinTableByCodeRequest, ctx: CallContext) -> pb.JoinTableByCodeResponse:
         snap = await self.tables.join(
-            ctx.player, req.idempotency_key, join_code=req.join_code, seat=_optional_int(req, "seat")
+            ctx.player,
+            req.idempotency_key,
+            join_code=req.join_code,
+            seat=_optional_int(req, "seat"),
+            address=ctx.address,
         )
         return pb.JoinTableByCodeResponse(table=table_to_proto(snap))
 

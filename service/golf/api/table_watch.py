@@ -96,7 +96,7 @@ class TableWatchHandlers:
     async def watch_table(self, req: pb.WatchTableRequest, ctx: CallContext) -> ItemStream:
         after = int(req.after_seq) if req.HasField("after_seq") else None
         try:
-            watch = await self.events.watch(ctx.player, req.table_id, after, req.join_code or None)
+            watch = await self.events.watch(ctx.player, req.table_id, after, req.join_code or None, ctx.address)
         except StreamEnded as err:
             raise stream_ended(err) from None
         return WatchItems(watch)

@@ -354,7 +354,7 @@ class Solver(Protocol):
 
 class RateLimiter(Protocol):
     """Moving-window rate limits by name (``player``, ``address``, ``solver``, ``create``, ``sign_in``,
-    ``sign_up_network``, ``sign_up_service``)."""
+    ``sign_up_network``, ``sign_up_service``, ``join_code_player``, ``join_code_address``)."""
 
     async def hit(self, limit: str, key: str) -> None:
         """Count one call by ``key`` against ``limit``; raises ``RateLimited`` (with the seconds until a call

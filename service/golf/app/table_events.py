@@ -33,6 +33,7 @@ from golf.app.ports import UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.table_service import Appended, TableSnapshot
 from golf.app.tables.clocks import turn_deadline
+from golf.app.tables.code_guard import JoinCodeGuard
 from golf.app.tables.entries import (
     BotAdded,
     Entry,
@@ -445,16 +446,27 @@ class TableEvents:
     """The live events of tables for their watchers (``watch``)."""
 
     def __init__(
-        self, uow: UnitOfWorkFactory, hub: EventHub, heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS
+        self,
+        uow: UnitOfWorkFactory,
+        hub: EventHub,
+        heartbeat_seconds: float = DEFAULT_HEARTBEAT_SECONDS,
+        codes: JoinCodeGuard | None = None,
     ) -> None:
         if heartbeat_seconds <= 0:
             raise ValueError("heartbeat_seconds must be positive")
         self.uow = uow
         self.hub = hub
         self.heartbeat_seconds = heartbeat_seconds
+        self.codes = codes
+        """Wrong join codes per player and address (``TableService.codes``); None: not limited (tests)."""
 
     async def watch(
-        self, caller: Caller, table_id: str, after_seq: int | None = None, join_code: str | None = None
+        self,
+        caller: Caller,
+        table_id: str,
+        after_seq: int | None = None,
+        join_code: str | None = None,
+        address: str | None = None,
     ) -> Watch:
         """The events of ``table_id`` as ``caller`` sees them: with ``after_seq``, those after it (first those
         in the log, then live ones; a heartbeat first when there is none yet); without, a SNAPSHOT of the table as
@@ -465,6 +477,17 @@ class TableEvents:
         """
         if after_seq is not None and after_seq < 0:
             raise InvalidArgument("afterSeq", "afterSeq must be 0 or more")
+        codes = self.codes if join_code else None
+        if codes is not None:
+            codes.check(caller.player_id, address)
+        try:
+            return await self._watch(caller, table_id, after_seq, join_code)
+        except NotFound:
+            if codes is not None:
+                await codes.wrong(caller.player_id, address)
+            raise
+
+    async def _watch(self, caller: Caller, table_id: str, after_seq: int | None, join_code: str | None) -> Watch:
         sub = await self.hub.subscribe(table_id, after_seq)
         if not may_watch(caller, sub.record, sub.table, join_code):
             # The hub's copy may lag a commit of another process (the caller's join a moment ago, say): a refusal is

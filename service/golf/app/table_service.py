@@ -14,7 +14,7 @@ Who may do what:
 | command | who |
 | --- | --- |
 | create | any signed-in player (rate limited as ``create``); sits at seat 0 unless told not to |
-| join | any player; a private table asks for its join code |
+| join | any player; a private table asks for its join code (wrong codes are limited per player and address) |
 | add a bot, start | the table's creator |
 | act, resign | the seated player, for their own seat only |
 | leave | the seated player (before the start it frees the seat, after it resigns); the creator may also take a bot
@@ -34,7 +34,8 @@ import math
 import secrets
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -46,6 +47,7 @@ from golf.app.quoting import shown
 from golf.app.tables import commands
 from golf.app.tables.bots import immediate_bots, pending_bot_seat
 from golf.app.tables.clocks import autofill, due_at, due_work, turn_deadline
+from golf.app.tables.code_guard import JoinCodeGuard
 from golf.app.tables.commands import Applied
 from golf.app.tables.entries import BotAdded, Entry, SeatJoined, SeatLeft, SeatMoved, SeatResigned, TableStarted
 from golf.app.tables.errors import TableChanged, TableMoveRefused, TableRefusal, TableRefused
@@ -64,8 +66,10 @@ CODE_ATTEMPTS = 8
 """How many join codes are drawn before giving up on creating a private table (a collision is rare)."""
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ"
 """Letters only, without I, L and O (read as 1, 1 and 0): a code read aloud or off a screen is typed right."""
-JOIN_CODE_LENGTH = 6
-"""23^6 is about 148 million codes: guessing one of the few open private tables is hopeless at any rate limit."""
+JOIN_CODE_LENGTH = 8
+"""23^8 is about 78 billion codes. With wrong codes limited per player and address (``JoinCodeGuard``; 200 a day
+per address by default) and even 10,000 private tables open, one address needs about 39,000 days for one lucky
+guess. Codes of 6 letters, made before, still open their tables (any code of 4 to 16 letters and digits does)."""
 _TABLE_IDS = uuid.UUID("6f1c3a52-5d8e-4f0b-9a57-2b7c9e1d4a60")
 """The namespace of table ids made from (creator, idempotency key), so a retried create finds its table."""
 QUICK_PLAY_SEATS = 4
@@ -194,6 +198,11 @@ class TableService:
     _tables: OrderedDict[str, tuple[TableRecord, Table]] = field(default_factory=OrderedDict)
     # The clock times of the cached tables that have clocks (by id; valid at their version only).
     _clock_times: dict[str, ClockTimes] = field(default_factory=dict)
+    codes: JoinCodeGuard = field(init=False)
+    """Wrong join codes per player and address (shared with the table events' watch, which takes codes too)."""
+
+    def __post_init__(self) -> None:
+        self.codes = JoinCodeGuard(self.limiter)
 
     # -- creating and finding tables -----------------------------------------------------------------------
     async def create_table(
@@ -289,18 +298,22 @@ class TableService:
         table = replay(record.options, record.seed, [first[0].entry] if seated else [])
         return self._snapshot(caller, record, table, replayed=True)
 
-    async def get(self, caller: Caller, table_id: str, join_code: str | None = None) -> TableSnapshot:
+    async def get(
+        self, caller: Caller, table_id: str, join_code: str | None = None, address: str | None = None
+    ) -> TableSnapshot:
         """The table as ``caller`` sees it: their seat's view when seated, a spectator's otherwise (see the module
-        docstring for private tables)."""
-        async with self.uow() as uow:
-            record, table = await self._load(uow, table_id)
-            await self._times_of(uow, record, table)  # the turn deadline's times (cached)
-        self._check_visible(caller, record, table, join_code)
+        docstring for private tables). A wrong ``join_code`` counts against the caller and ``address``."""
+        async with self._codes_tried(caller, join_code, address):
+            async with self.uow() as uow:
+                record, table = await self._load(uow, table_id)
+                await self._times_of(uow, record, table)  # the turn deadline's times (cached)
+            self._check_visible(caller, record, table, join_code)
         return self._snapshot(caller, record, table)
 
-    async def find_by_code(self, caller: Caller, join_code: str) -> TableSnapshot:
-        """The open private table ``join_code`` opens, as ``caller`` sees it (``NotFound`` for no such code)."""
-        async with self.uow() as uow:
+    async def find_by_code(self, caller: Caller, join_code: str, address: str | None = None) -> TableSnapshot:
+        """The open private table ``join_code`` opens, as ``caller`` sees it (``NotFound`` for no such code, which
+        counts against the caller and ``address``)."""
+        async with self._codes_tried(caller, join_code, address), self.uow() as uow:
             record = await uow.tables.find_by_join_code(join_code)
             if record is None:
                 raise NotFound("no open table has this join code")
@@ -325,13 +338,22 @@ class TableService:
         table_id: str | None = None,
         join_code: str | None = None,
         seat: int | None = None,
+        address: str | None = None,
     ) -> TableSnapshot:
         """Take ``seat`` (default: the first free one) at the table ``table_id``, or at the open private table
-        ``join_code`` opens; a private table asks for its code either way."""
+        ``join_code`` opens; a private table asks for its code either way. A wrong code (no open table has it, or
+        not the private table's) counts against the caller and ``address``."""
         _check_key(idempotency_key)
+        if table_id is None and not join_code:
+            raise InvalidArgument("tableId", "give a table id or a join code")
+        async with self._codes_tried(caller, join_code, address):
+            return await self._join(caller, idempotency_key, table_id, join_code, seat)
+
+    async def _join(
+        self, caller: Caller, idempotency_key: str, table_id: str | None, join_code: str | None, seat: int | None
+    ) -> TableSnapshot:
         if table_id is None:
-            if not join_code:
-                raise InvalidArgument("tableId", "give a table id or a join code")
+            assert join_code
             async with self.uow() as uow:
                 found = await uow.tables.find_by_join_code(join_code)
             if found is None:
@@ -635,6 +657,20 @@ class TableService:
         if join_code is not None and record.options.code_matches(join_code):
             return
         raise NotFound(f"no table {shown(record.id)}")
+
+    @asynccontextmanager
+    async def _codes_tried(self, caller: Caller, join_code: str | None, address: str | None) -> AsyncIterator[None]:
+        """Around a use of ``join_code``: refused at once while the caller or address is over its wrong-code
+        limit; a ``NotFound`` inside (no table this code opens) counts one wrong code."""
+        if not join_code:
+            yield
+            return
+        self.codes.check(caller.player_id, address)
+        try:
+            yield
+        except NotFound:
+            await self.codes.wrong(caller.player_id, address)  # RateLimited in its place once a window is full
+            raise
 
     # -- one mutation ---------------------------------------------------------------------------------------
     async def _mutate(

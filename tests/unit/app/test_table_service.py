@@ -251,7 +251,7 @@ async def test_players_act_only_for_their_own_seat_and_spectators_only_watch(
 async def test_private_tables_are_joined_with_their_code(tables: TableService, store: FakeStore) -> None:
     made = await tables.create_table(ANN, seats=3, private=True)
     code = made.join_code
-    assert code is not None and len(code) == 6 and set(code) <= set(JOIN_CODE_ALPHABET)
+    assert code is not None and len(code) == 8 and set(code) <= set(JOIN_CODE_ALPHABET)
     assert not made.view.listed and await tables.list_open() == []
     with pytest.raises(NotFound):
         await tables.get(BOB, made.table_id)  # a private table is not shown to strangers
