@@ -276,7 +276,7 @@ def test_todays_daily_deal_is_shown_to_its_own_player_only(accounts: list[Accoun
 
 def test_a_past_days_daily_deal_is_out_of_play(accounts: list[Account]) -> None:
     a, b, c = accounts
-    deal = c.rest.get_daily_deal(utc_day(-1), "wrap").expect_ok().deal
+    deal = c.rest.get_daily_deal(utc_day(-2), "wrap").expect_ok().deal  # closed a day and more ago
     game = c.grpc.create_game(pb.CreateGameRequest(deal_id=deal.id)).expect_ok().game
     # It closed at today's start: a game on it counts for no board.
     assert game.practice and not game.ranked and game.status == IN_PROGRESS

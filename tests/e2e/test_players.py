@@ -173,9 +173,10 @@ def test_a_finished_game_is_shared_read_only_once_its_deal_is_out_of_play(ann: C
     bob.hint(pb.HintRequest(game_id=game.id, idempotency_key=new_key())).expect_error(R.ERROR_REASON_PERMISSION_DENIED)
     draw = solitaire_pb2.Move(draw_stock=solitaire_pb2.DrawStock())
     bob.play_move(move_request(game, draw)).expect_error(R.ERROR_REASON_PERMISSION_DENIED)
-    # Yesterday's daily deal closed at today's start: a finished game on it is anyone's to read, not to change.
-    yesterday = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
-    deal = ann.get_daily_deal(yesterday, "wrap").expect_ok().deal
+    # The daily deal of two days ago closed a day ago (past the grace): its finished games are anyone's to read,
+    # not to change.
+    two_days_ago = (datetime.now(UTC).date() - timedelta(days=2)).isoformat()
+    deal = ann.get_daily_deal(two_days_ago, "wrap").expect_ok().deal
     past = finish(ann, ann.create_game(pb.CreateGameRequest(deal_id=deal.id)).expect_ok().game)
     seen = bob.get_game(past.id).expect_ok().game
     assert seen.status in DONE and seen.reveal.seed and seen.player_id == ann.player_id

@@ -60,15 +60,15 @@ def scan_game(steps: list[rpb.ReplayStep], columns: list[list[str]], start: str,
     assert steps[-1].game == final
 
 
-def yesterday() -> str:
-    return (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
+def two_days_ago() -> str:
+    return (datetime.now(UTC).date() - timedelta(days=2)).isoformat()
 
 
 def play_with_undo_and_autoplay(client: Client) -> solitaire_pb2.Game:
     # A winnable `wrap` deal: the solver behind AutoPlay decides it in moments (a 20-column quick layout may keep
-    # it searching for its whole budget, past the call's deadline on a loaded machine). Yesterday's daily deal: it
-    # closed at today's start, so its games (practice) are shown to anyone once finished.
-    deal = client.get_daily_deal(yesterday(), "wrap").expect_ok().deal
+    # it searching for its whole budget, past the call's deadline on a loaded machine). The daily deal of two days
+    # ago: it closed a day ago (past the grace), so its games (practice) are shown to anyone once finished.
+    deal = client.get_daily_deal(two_days_ago(), "wrap").expect_ok().deal
     game = client.create_game(pb.CreateGameRequest(deal_id=deal.id)).expect_ok().game
     assert game.practice and not game.ranked
     game = client.play_move(move_request(game, choose_move(game))).expect_ok().game

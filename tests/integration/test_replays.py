@@ -3,7 +3,7 @@ through exactly as it was played (moves, undos and AutoPlay runs each a step), t
 the last step, paging, a round of nine holes, card Golf matches (bots only, a person with a turn clock watched live
 by a spectator, a private table), every step but the last scanned for cards a spectator may not know, and the
 refusals (unknown, unfinished, another kind, a private table's stranger). Another player replays a finished game only
-once its deal is out of play (``golf.app.reveals``): a game on yesterday's daily deal; a round's holes, on deals
+once its deal is out of play (``golf.app.reveals``): a game on the daily deal of two days ago; a round's holes, on deals
 that never close, are their player's alone (``DealInPlay`` to others)."""
 
 from __future__ import annotations
@@ -177,9 +177,10 @@ async def test_a_game_is_replayed_step_by_step_as_it_was_played(world: World) ->
 
 
 async def test_a_game_on_a_closed_deal_is_replayed_to_anyone(world: World) -> None:
-    # Yesterday's daily deal closed at today's start: a game on it (practice) is anyone's to see once finished.
-    yesterday = (now().date() - timedelta(days=1)).isoformat()
-    daily = await world.services.dealer.daily(yesterday, "wrap", ANN.player_id)
+    # The daily deal of two days ago closed a day ago (past the grace): a game on it (practice) is anyone's to see
+    # once finished.
+    two_days_ago = (now().date() - timedelta(days=2)).isoformat()
+    daily = await world.services.dealer.daily(two_days_ago, "wrap", ANN.player_id)
     seen = await play_game(world, ANN, autoplay_every=1_000, deal_id=daily.id)
     game_id = seen[0].game.id
     assert seen[0].game.practice and seen[-1].state.status is not Status.IN_PROGRESS
