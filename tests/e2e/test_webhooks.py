@@ -6,6 +6,7 @@ not wait for a receiver that does not answer."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -234,6 +235,11 @@ def test_a_retried_create_returns_the_same_webhook(clients: list[Client], receiv
     [
         ("http://10.0.0.1/hook", [TURN], "url"),
         ("https://169.254.169.254/latest", [TURN], "url"),
+        ("https://[::127.0.0.1]/hook", [TURN], "url"),  # IPv4-compatible loopback
+        ("https://[::ffff:0:7f00:1]/hook", [TURN], "url"),  # IPv4-translated loopback
+        ("https://[64:ff9b::a9fe:a9fe]/latest", [TURN], "url"),  # NAT64 of the cloud metadata address
+        ("https://[2002:a9fe:a9fe::]/latest", [TURN], "url"),  # 6to4 of it
+        ("https://192.0.0.8/hook", [TURN], "url"),  # IETF protocol assignments
         ("http://hooks.example.com/hook", [TURN], "url"),
         ("https://db.internal/hook", [TURN], "url"),
         ("ftp://hooks.example.com/hook", [TURN], "url"),
@@ -248,6 +254,15 @@ def test_bad_requests_are_refused_with_their_field(
 ) -> None:
     error = Webhooks(clients[0]).create(url, events).expect_error(R.ERROR_REASON_INVALID_ARGUMENT)
     assert error.field == field
+
+
+@pytest.mark.parametrize("text", ["\x00", "\ud800"])
+def test_a_page_token_holding_text_no_database_takes_is_invalid(clients: list[Client], text: str) -> None:
+    """A NUL (PostgreSQL) or a lone surrogate (both databases) in a forged token's id was a 500 / INTERNAL."""
+    raw = json.dumps(["2026-01-01T00:00:00+00:00", f"w{text}"]).encode()
+    token = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    reply = Webhooks(clients[0]).call("ListWebhooks", wpb.ListWebhooksRequest(page_token=token))
+    assert reply.expect_error(R.ERROR_REASON_INVALID_ARGUMENT).field == "pageToken"
 
 
 def test_a_player_has_at_most_ten_webhooks(clients: list[Client], receiver: Receiver) -> None:

@@ -409,6 +409,32 @@ async def test_a_host_resolving_to_a_private_address_is_never_called(
     assert receiver.requests == []
 
 
+@pytest.mark.parametrize(
+    "hidden", ["::127.0.0.1", "::ffff:0:7f00:1", "64:ff9b::a9fe:a9fe", "2002:a9fe:a9fe::", "192.0.0.8"]
+)
+async def test_a_host_resolving_to_a_private_ipv4_address_in_ipv6_form_is_never_called(
+    database: Database, clock: Clock, receiver: Receiver, hidden: str
+) -> None:
+    """IPv4-compatible, -translated, NAT64 and 6to4 forms of loopback and link-local addresses (and 192.0.0.8) were
+    taken as public at delivery too."""
+    await add_players(database, clock)
+    webhooks, tables = services(database, clock)
+    hook = await webhooks.create(ANN, f"https://hooks.example.com:{receiver.port}/hook", [TURN])
+    await two_people_and_a_bot(tables)
+
+    async def resolver(host: str, port: int) -> list[str]:
+        return [hidden]
+
+    sender = WebhookSender(database, clock, SenderSettings(allow_local_urls=True), resolver=resolver)
+    try:
+        assert await sender.run_once() == 1
+    finally:
+        await sender.close()
+    [d] = await deliveries(database, hook.id)
+    assert d.status is DeliveryStatus.PENDING and d.last_error is not None and hidden in d.last_error
+    assert receiver.requests == []
+
+
 async def test_a_named_host_is_called_at_the_address_checked_with_its_name(
     database: Database, clock: Clock, receiver: Receiver
 ) -> None:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from golf.app.addresses import is_public
 from golf.app.errors import AppError, IdempotencyKeyReused, InvalidArgument, NotFound, PermissionDenied
 from golf.app.identity import OWN_ISSUER, Caller
 from golf.app.ports import AlreadyStored, Clock, RateLimiter, UnitOfWork, UnitOfWorkFactory
@@ -112,7 +113,7 @@ def check_url(url: str, allow_local: bool = False) -> str:
     except ValueError:
         _check_host_name(host)
     else:
-        if not _public(address):
+        if not is_public(address):  # however written: NAT64, 6to4, IPv4-compatible... (golf.app.addresses)
             raise InvalidArgument("url", "url must name a public host, not a private, loopback or reserved address")
     return url
 
@@ -126,16 +127,11 @@ def _check_host_name(host: str) -> None:
         raise InvalidArgument("url", "url must name a public host")
 
 
-def _public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_global and not address.is_multicast
-
-
 def address_allowed(address: str, allow_local: bool = False) -> bool:
     """Whether a delivery may connect to ``address`` (an IP address a webhook's host resolved to): a global
-    unicast address, or with ``allow_local`` a loopback one. Checked at each delivery, so a name that resolves to
-    a private address (DNS rebinding included) is never called."""
+    unicast address however written (``golf.app.addresses.is_public``), or with ``allow_local`` a loopback one.
+    Checked at each delivery, so a name that resolves to a private address (DNS rebinding included) is never
+    called."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
@@ -144,7 +140,7 @@ def address_allowed(address: str, allow_local: bool = False) -> bool:
         ip = ip.ipv4_mapped
     if ip.is_loopback:
         return allow_local
-    return _public(ip)
+    return is_public(ip)
 
 
 # -- the use cases ---------------------------------------------------------------------------------------------

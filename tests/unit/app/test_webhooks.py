@@ -236,6 +236,35 @@ def test_delivery_addresses() -> None:
     assert not address_allowed("10.0.0.1", allow_local=True)
 
 
+# IPv4 addresses a public-looking IPv6 address (or Python 3.11's tables) let through, each with its public twin.
+HIDDEN_PRIVATE = [
+    ("::127.0.0.1", "2001:4860:4860::8888"),  # IPv4-compatible loopback
+    ("::ffff:0:7f00:1", "::ffff:8.8.8.8"),  # IPv4-translated (SIIT) loopback; the mapped form of a public one
+    ("64:ff9b::a9fe:a9fe", "64:ff9b::808:808"),  # NAT64 of 169.254.169.254 (cloud metadata); of 8.8.8.8
+    ("2002:a9fe:a9fe::", "2002:808:808::"),  # 6to4 of 169.254.169.254; of 8.8.8.8
+    ("192.0.0.8", "8.8.4.4"),  # IETF protocol assignments (3.11.7's is_global says global)
+    ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "1.1.1.1"),  # Teredo
+    ("::ffff:0:808:808", "2606:4700:4700::1111"),  # IPv4-translated: routed nowhere, whatever it holds
+    ("::8.8.8.8", "9.9.9.9"),  # IPv4-compatible (deprecated): routed nowhere
+    ("64:ff9b:1::a00:1", "2a00:1450:4001::200e"),  # local-use NAT64 (RFC 8215)
+    ("100.64.0.1", "93.184.216.34"),  # shared address space (carrier NAT)
+    ("198.18.0.1", "151.101.1.69"),  # benchmarking
+]
+
+
+@pytest.mark.parametrize(("hidden", "public"), HIDDEN_PRIVATE)
+def test_addresses_that_embed_a_private_ipv4_one_are_refused(hidden: str, public: str) -> None:
+    """``[::127.0.0.1]``, ``[64:ff9b::a9fe:a9fe]``... passed the public host check: refused at registration and at
+    delivery, however written; the same forms of a public address still pass."""
+    host = f"[{hidden}]" if ":" in hidden else hidden
+    with pytest.raises(InvalidArgument) as refused:
+        check_url(f"https://{host}/hook")
+    assert refused.value.field == "url" and "public host" in refused.value.message
+    assert not address_allowed(hidden) and not address_allowed(hidden, allow_local=True)
+    host = f"[{public}]" if ":" in public else public
+    assert check_url(f"https://{host}/hook") and address_allowed(public)
+
+
 # -- registering, seeing, deleting -----------------------------------------------------------------------------
 async def test_a_player_registers_a_webhook_for_themself_and_sees_its_secret_once(
     webhooks: WebhookService, limiter: FakeLimiter
