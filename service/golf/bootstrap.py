@@ -93,7 +93,9 @@ def build(settings: Settings) -> Container:
         settings.sqlite_synchronous,
         settings.db_group_commit_delay_ms / 1000,
     )
-    solver = ProcessPoolSolver(settings.solver_workers, max_waiting=settings.solver_queue)
+    solver = ProcessPoolSolver(
+        settings.solver_workers, max_waiting=settings.solver_queue, per_player=settings.solver_queue_per_player
+    )
     background = ProcessPoolSolver(1, nice=10)
     metrics = Metrics(settings.metrics_refresh_seconds)
     metrics.count_games_with(lambda: _games_in_progress(database))

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from golf.adapters.solver_queue import FairQueue
-from golf.app.errors import SolverBusy
+from golf.app.errors import RateLimited, SolverBusy
 
 
 class Searches:
@@ -55,14 +55,79 @@ async def test_players_take_turns() -> None:
 
 async def test_the_queue_is_bounded() -> None:
     queue, s = FairQueue(slots=1, max_waiting=2), Searches()
-    tasks = [asyncio.create_task(queue.run("ann", s.call(f"a{i}"))) for i in range(3)]  # type: ignore[arg-type]
+    ann = [asyncio.create_task(queue.run("ann", s.call(f"a{i}"))) for i in range(2)]  # type: ignore[arg-type]
     await _settle()
-    with pytest.raises(SolverBusy) as busy:
-        await queue.run("bob", s.call("b"))  # type: ignore[arg-type]
+    bob = asyncio.create_task(queue.run("bob", s.call("b0")))  # type: ignore[arg-type]
+    await _settle()
+    assert queue.waiting == 2  # a1 and b0: full
+    with pytest.raises(SolverBusy) as busy:  # cid would have as many waiting as the most of anyone: refused
+        await queue.run("cid", s.call("c0"))  # type: ignore[arg-type]
     assert busy.value.retry_after > 0
-    for name in ("a0", "a1", "a2"):
+    for name in ("a0", "a1", "b0"):
         s.finish(name)
-    await asyncio.gather(*tasks)
+    await asyncio.gather(*ann, bob)
+
+
+async def test_a_full_queue_makes_room_for_a_player_with_fewer_calls_in_it() -> None:
+    queue, s = FairQueue(slots=1, max_waiting=3), Searches()
+    ann = [asyncio.create_task(queue.run("ann", s.call(f"a{i}"))) for i in range(4)]  # type: ignore[arg-type]
+    await _settle()
+    assert queue.waiting == 3
+    bob = asyncio.create_task(queue.run("bob", s.call("b0")))  # type: ignore[arg-type]
+    await _settle()
+    # Ann's newest waiting call gave its place to Bob's: a flood can never lock out a player who asks rarely.
+    assert ann[3].done() and isinstance(ann[3].exception(), SolverBusy) and queue.waiting == 3
+    for name in ("a0", "b0", "a1", "a2"):
+        assert s.started[-1] == name
+        s.finish(name)
+        await _settle()
+    assert await bob == "b0" and [await t for t in ann[:3]] == ["a0", "a1", "a2"]
+
+
+async def test_one_player_is_bounded_on_its_own() -> None:
+    queue, s = FairQueue(slots=1, max_waiting=100, per_player=2), Searches()
+    ann = [asyncio.create_task(queue.run("ann", s.call(f"a{i}"))) for i in range(2)]  # type: ignore[arg-type]
+    await _settle()
+    with pytest.raises(RateLimited) as refused:  # one running, one waiting: Ann's share
+        await queue.run("ann", s.call("a2"))  # type: ignore[arg-type]
+    assert refused.value.retry_after > 0 and "at most 2" in refused.value.message
+    bob = asyncio.create_task(queue.run("bob", s.call("b0")))  # type: ignore[arg-type]
+    s.finish("a0")
+    await _settle()
+    ann.append(asyncio.create_task(queue.run("ann", s.call("a2"))))  # type: ignore[arg-type]  # room again
+    for name in ("b0", "a1", "a2"):
+        await _settle()
+        s.finish(name)
+    assert [await t for t in ann] == ["a0", "a1", "a2"] and await bob == "b0"
+
+
+async def test_a_player_who_asks_rarely_goes_ahead_of_thirty_who_keep_the_solver_busy() -> None:
+    # Thirty guests each keep two searches queued; the honest player's hint runs next, not after 29 others'.
+    queue, s = FairQueue(slots=1, max_waiting=64, per_player=3), Searches()
+    guests = sorted(f"guest{n}" for n in range(30))
+    tasks = [asyncio.create_task(queue.run(g, s.call(f"{g}-{i}"))) for i in range(2) for g in guests]  # type: ignore[arg-type]
+    await _settle()
+    for _ in range(40):  # the flood runs a while: every guest has used the solver recently
+        s.finish(s.started[-1])
+        await _settle()
+        done = s.started[-1].rpartition("-")[0]
+        if sum(1 for t in s.started if t.startswith(done + "-")) < 4:
+            tasks.append(asyncio.create_task(queue.run(done, s.call(f"{done}-{len(s.started)}"))))  # type: ignore[arg-type]
+        await _settle()
+    honest = asyncio.create_task(queue.run("honest", s.call("hint")))  # type: ignore[arg-type]
+    await _settle()
+    s.finish(s.started[-1])  # the search running when the hint came
+    await _settle()
+    assert s.started[-1] == "hint"
+    s.finish("hint")
+    assert await honest == "hint"
+    # Among the guests, turns: none started a second search before every other had started one.
+    assert sorted(name.rpartition("-")[0] for name in s.started[:30]) == guests
+    for task in tasks:
+        task.cancel()
+    for name in list(s.gates):
+        s.finish(name)
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def test_a_call_whose_client_left_leaves_the_queue() -> None:

@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     """Processes that run the solver for requests (hints, AutoPlay, winnable deals when the pool is empty)."""
     solver_queue: int = 64
     """Solver calls that may wait for a worker (players take turns); more are refused with UNAVAILABLE / 503."""
+    solver_queue_per_player: int = Field(default=3, ge=0)
+    """Solver calls one player may have waiting or running at once; more are refused with RATE_LIMITED / 429
+    (0: no bound of its own)."""
     solver_budget: int = 2_000_000
     """Positions one solver call may search for a request; a budget run out is reported, never taken as "no"."""
     pool_library: int = 500

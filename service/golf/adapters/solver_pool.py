@@ -62,11 +62,12 @@ def _stoppable(slot: int, fn: Callable[..., Any], *args: Any) -> Any:
 
 class ProcessPoolSolver:
     """``workers`` processes (spawned, not forked: the server runs threads). ``nice`` lowers their priority,
-    for background work that must yield to requests. Calls take turns by player (``solver_queue``); at most
-    ``max_waiting`` wait, and more are refused with ``SolverBusy``. A call cancelled while it runs (its client
+    for background work that must yield to requests. Calls take turns by player, the fewest recent searches
+    first (``solver_queue``); at most ``max_waiting`` wait, and more are refused with ``SolverBusy``; one player has
+    at most ``per_player`` waiting or running (0: no bound of its own). A call cancelled while it runs (its client
     went away) stops its search."""
 
-    def __init__(self, workers: int = 1, nice: int = 0, max_waiting: int = 64) -> None:
+    def __init__(self, workers: int = 1, nice: int = 0, max_waiting: int = 64, per_player: int = 0) -> None:
         context = multiprocessing.get_context("spawn")
         self._stop_flags = context.RawArray("b", workers)
         self._free_slots = list(range(workers))
@@ -76,7 +77,7 @@ class ProcessPoolSolver:
             initializer=_worker_init,
             initargs=(nice, os.getpid(), self._stop_flags),
         )
-        self._queue = FairQueue(workers, max_waiting)
+        self._queue = FairQueue(workers, max_waiting, per_player)
 
     @property
     def queue(self) -> FairQueue:
