@@ -37,9 +37,15 @@ SLACK = 1.5
 @pytest.fixture
 def server(sqlite_url: str, tmp_path: Path) -> Iterator[Server]:
     migrate(sqlite_url)
-    # Two workers, as the settings say; a queue long enough to hold the whole flood (nothing refused: abandoned);
-    # a budget that keeps each flood search running for seconds.
-    env = {"GOLF_SOLVER_WORKERS": "2", "GOLF_SOLVER_QUEUE": "500", "GOLF_SOLVER_BUDGET": str(BUDGET)}
+    # Two workers, as the settings say; a queue long enough to hold the whole flood, with no bound per player
+    # (nothing refused: abandoned; the bound is tested in tests/unit/test_solver_queue.py); a budget that keeps
+    # each flood search running for seconds.
+    env = {
+        "GOLF_SOLVER_WORKERS": "2",
+        "GOLF_SOLVER_QUEUE": "500",
+        "GOLF_SOLVER_QUEUE_PER_PLAYER": "0",
+        "GOLF_SOLVER_BUDGET": str(BUDGET),
+    }
     srv = Server(sqlite_url, tmp_path, extra_env=env).start()
     try:
         yield srv
