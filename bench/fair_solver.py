@@ -200,8 +200,12 @@ class Guest:
                 if time.monotonic() >= end or self.left <= 0:
                     break
                 self.left -= 1
-                self.tally[(kind, "unanswered at the end")] += 1
-                status, retry = await self.call(http, kind)
+                self.tally[(kind, "unanswered at the end")] += 1  # until it is answered
+                try:
+                    status, retry = await self.call(http, kind)
+                except (OSError, asyncio.IncompleteReadError):
+                    self.tally[(kind, "unanswered at the end")] -= 1
+                    raise
                 self.tally[(kind, "unanswered at the end")] -= 1
                 self.tally[(kind, _outcome(status))] += 1
                 if status == 200 and kind == "autoplay":
@@ -212,7 +216,7 @@ class Guest:
                 if status in (429, 503):
                     await asyncio.sleep(max(retry, 0.1))
         except (OSError, asyncio.IncompleteReadError) as err:
-            self.tally[("connection", type(err).__name__)] += 1
+            self.tally[("connection", type(err).__name__)] += 1  # printed apart; the lane ends
         finally:
             http.close()
 
@@ -332,7 +336,8 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> bool:
         )
     tally: Counter[tuple[str, str]] = result["tally"]
     outcomes = ["served", "429", "503"]
-    outcomes += sorted({o for (_, o), n in tally.items() if n and o not in outcomes and o != "unanswered at the end"})
+    seen = {o for (k, o), n in tally.items() if n and k != "connection"}
+    outcomes += sorted(seen - {*outcomes, "unanswered at the end"})
     outcomes.append("unanswered at the end")
     print(f"\n| flood ({args.guests} guests, {args.seconds:.0f} s) | calls | " + " | ".join(outcomes) + " |")
     print("| --- | ---: | " + " | ".join("---:" for _ in outcomes) + " |")
