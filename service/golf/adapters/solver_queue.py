@@ -1,11 +1,13 @@
 """Turns at the solver: its worker processes are shared by every player, so calls wait in one queue per player and
-the player who has had the fewest of the last searches goes next (round-robin among equals), the queue is bounded
-per player and in all, and a call whose client has gone away leaves the queue.
+the player with the least claim goes next (its solver seconds in the last searches plus what its next search is
+expected to take: a cheap hint weighs little; then its calls in the queue; round-robin among equals), the queue
+is bounded per player and in all, and a call whose client has gone away leaves the queue.
 
 Fairness by recent use, not only by turns: with thirty players each keeping a search queued, plain turns make an
-honest player's one hint wait behind twenty-nine others' searches (6.5 s p50 measured). Served by fewest recent
-searches first, a player who asks now and then goes ahead of every player who keeps the solver busy, and waits for
-the searches already running only; players who all keep it busy still share it in turns.
+honest player's one hint wait behind twenty-nine others' searches (6.5 s p50 measured). Served by least claim
+first (``FairQueue._claim``; the calls in the queue decide at a flood's start, when nobody has used any), a player
+who asks now and then, or whose searches are cheap, goes ahead of every player who keeps the solver busy with
+long ones, and waits for the searches already running only; players alike still share it in turns.
 
 Bounds: a player may have at most ``per_player`` calls waiting or running (more: ``RateLimited``, 429, the
 player's own doing); at most ``max_waiting`` calls wait in all (more: ``SolverBusy``, 503). When the queue is full
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections import Counter, OrderedDict, deque
+from collections import Counter, OrderedDict, defaultdict, deque
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -30,7 +32,11 @@ T = TypeVar("T")
 SHARED = ""
 """The owner of calls made for no player (verdicts of finished games, background work)."""
 RECENT = 64
-"""How many of the last searches started count as a player's recent use."""
+"""How many of the last searches ended count as a player's recent use."""
+SEARCH_CHARGE = 0.001
+"""Seconds charged to each search beside its time, so that searches count even where they take no time."""
+FIRST_COST = 1.0
+"""Seconds a search is expected to take before any has ended (then: the recent searches' mean)."""
 BUSY_RETRY = 2.0
 """Retry-After of a refusal for a full queue (seconds)."""
 
@@ -51,8 +57,13 @@ class FairQueue:
         self._count = 0
         self._held: Counter[str] = Counter()
         """Each owner's calls waiting or running."""
-        self._recent: deque[str] = deque(maxlen=RECENT)
-        self._recent_count: Counter[str] = Counter()
+        self._recent: deque[tuple[str, float]] = deque()
+        """The last ``RECENT`` searches that ended: whose, and the seconds they held a slot."""
+        self._recent_use: defaultdict[str, float] = defaultdict(float)
+        """Each owner's seconds in ``_recent``."""
+        self._recent_n: Counter[str] = Counter()
+        """Each owner's searches in ``_recent``."""
+        self._recent_total = 0.0
 
     @property
     def waiting(self) -> int:
@@ -84,7 +95,9 @@ class FairQueue:
         except BaseException:
             self._drop_held(who)
             raise
+        began = asyncio.get_running_loop().time()
         task = asyncio.ensure_future(call())
+        task.add_done_callback(lambda _task: self._charge(who, asyncio.get_running_loop().time() - began))
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -105,15 +118,30 @@ class FairQueue:
         if self._held[owner] <= 0:
             del self._held[owner]
 
-    def _started(self, owner: str) -> None:
-        """``owner``'s call takes a slot: one more recent search of theirs."""
+    def _charge(self, owner: str, seconds: float) -> None:
+        """``owner``'s search ended after ``seconds`` in a slot: it counts in their recent use."""
         if len(self._recent) == RECENT:
-            oldest = self._recent[0]
-            self._recent_count[oldest] -= 1
-            if self._recent_count[oldest] <= 0:
-                del self._recent_count[oldest]
-        self._recent.append(owner)
-        self._recent_count[owner] += 1
+            oldest, used = self._recent.popleft()
+            self._recent_total -= used
+            self._recent_use[oldest] -= used
+            self._recent_n[oldest] -= 1
+            if self._recent_n[oldest] <= 0:
+                del self._recent_use[oldest], self._recent_n[oldest]
+        charged = max(seconds, 0.0) + SEARCH_CHARGE
+        self._recent.append((owner, charged))
+        self._recent_total += charged
+        self._recent_use[owner] += charged
+        self._recent_n[owner] += 1
+
+    def _claim(self, owner: str) -> tuple[float, int]:
+        """How ``owner``'s next turn ranks, lowest first: its recent solver seconds plus what its next search is
+        expected to take (its own recent mean, else everyone's), then its calls in the queue. A player whose
+        searches are cheap, or who asks rarely, goes ahead of those who keep the solver busy; players alike take
+        turns (a turn adds its time to the player's claim)."""
+        n = self._recent_n.get(owner, 0)
+        used = self._recent_use.get(owner, 0.0)
+        everyone = self._recent_total / len(self._recent) if self._recent else FIRST_COST
+        return used + (used / n if n else everyone), self._held[owner]
 
     def _release_after(self, owner: str, task: asyncio.Future[object]) -> None:
         if not task.cancelled():
@@ -124,7 +152,6 @@ class FairQueue:
     async def _turn(self, owner: str) -> None:
         if self._running < self._slots and not self._count:
             self._running += 1
-            self._started(owner)
             return
         if self._count >= self._max_waiting and not self._make_room(owner):
             raise SolverBusy("the solver is busy with other players' requests; retry shortly", retry_after=BUSY_RETRY)
@@ -174,7 +201,7 @@ class FairQueue:
         if done in self._waiting and len(self._waiting) > 1:
             self._waiting.move_to_end(done)
         while self._waiting:
-            owner = min(self._waiting, key=self._recent_count.__getitem__)  # min keeps the first of equals
+            owner = min(self._waiting, key=self._claim)  # min keeps the first of equals
             queue = self._waiting[owner]
             turn = queue.popleft()
             self._count -= 1
@@ -183,7 +210,6 @@ class FairQueue:
             else:
                 del self._waiting[owner]
             if not turn.done():
-                self._started(owner)
                 turn.set_result(None)  # the slot passes straight to it
                 return
         self._running -= 1
