@@ -32,13 +32,18 @@ class Searches:
         self.gates[name].set()
 
 
+def STILL() -> float:
+    """A clock that stands still: every fake search is charged the same, however fast the machine runs it."""
+    return 0.0
+
+
 async def _settle() -> None:
     for _ in range(5):
         await asyncio.sleep(0)
 
 
 async def test_players_take_turns() -> None:
-    queue, s = FairQueue(slots=1, max_waiting=100), Searches()
+    queue, s = FairQueue(slots=1, max_waiting=100, clock=STILL), Searches()
     tasks = [asyncio.create_task(queue.run("ann", s.call(f"ann{i}"))) for i in range(5)]  # type: ignore[arg-type]
     await _settle()
     tasks.append(asyncio.create_task(queue.run("bob", s.call("bob0"))))  # type: ignore[arg-type]
@@ -54,7 +59,7 @@ async def test_players_take_turns() -> None:
 
 
 async def test_the_queue_is_bounded() -> None:
-    queue, s = FairQueue(slots=1, max_waiting=2), Searches()
+    queue, s = FairQueue(slots=1, max_waiting=2, clock=STILL), Searches()
     ann = [asyncio.create_task(queue.run("ann", s.call(f"a{i}"))) for i in range(2)]  # type: ignore[arg-type]
     await _settle()
     bob = asyncio.create_task(queue.run("bob", s.call("b0")))  # type: ignore[arg-type]
@@ -69,7 +74,7 @@ async def test_the_queue_is_bounded() -> None:
 
 
 async def test_a_full_queue_makes_room_for_a_player_with_fewer_calls_in_it() -> None:
-    queue, s = FairQueue(slots=1, max_waiting=3), Searches()
+    queue, s = FairQueue(slots=1, max_waiting=3, clock=STILL), Searches()
     ann = [asyncio.create_task(queue.run("ann", s.call(f"a{i}"))) for i in range(4)]  # type: ignore[arg-type]
     await _settle()
     assert queue.waiting == 3
@@ -85,7 +90,7 @@ async def test_a_full_queue_makes_room_for_a_player_with_fewer_calls_in_it() -> 
 
 
 async def test_one_player_is_bounded_on_its_own() -> None:
-    queue, s = FairQueue(slots=1, max_waiting=100, per_player=2), Searches()
+    queue, s = FairQueue(slots=1, max_waiting=100, per_player=2, clock=STILL), Searches()
     ann = [asyncio.create_task(queue.run("ann", s.call(f"a{i}"))) for i in range(2)]  # type: ignore[arg-type]
     await _settle()
     with pytest.raises(RateLimited) as refused:  # one running, one waiting: Ann's share
@@ -103,7 +108,7 @@ async def test_one_player_is_bounded_on_its_own() -> None:
 
 async def test_a_player_who_asks_rarely_goes_ahead_of_thirty_who_keep_the_solver_busy() -> None:
     # Thirty guests each keep two searches queued; the honest player's hint runs next, not after 29 others'.
-    queue, s = FairQueue(slots=1, max_waiting=64, per_player=3), Searches()
+    queue, s = FairQueue(slots=1, max_waiting=64, per_player=3, clock=STILL), Searches()
     guests = sorted(f"guest{n}" for n in range(30))
     tasks = [asyncio.create_task(queue.run(g, s.call(f"{g}-{i}"))) for i in range(2) for g in guests]  # type: ignore[arg-type]
     await _settle()
@@ -133,7 +138,7 @@ async def test_a_player_who_asks_rarely_goes_ahead_of_thirty_who_keep_the_solver
 async def test_at_a_floods_start_a_player_with_one_call_goes_ahead_of_thirty_with_three() -> None:
     # Nobody has used the solver yet: the honest player, come last with one call, is next after the one running
     # (bench/fair_solver.py measured 25 s behind thirty guests' first searches when arrival order decided).
-    queue, s = FairQueue(slots=1, max_waiting=100, per_player=3), Searches()
+    queue, s = FairQueue(slots=1, max_waiting=100, per_player=3, clock=STILL), Searches()
     guests = [f"guest{n}" for n in range(30)]
     tasks = [asyncio.create_task(queue.run(g, s.call(f"{g}-{i}"))) for g in guests for i in range(3)]  # type: ignore[arg-type]
     await _settle()
@@ -153,7 +158,7 @@ async def test_at_a_floods_start_a_player_with_one_call_goes_ahead_of_thirty_wit
 
 
 async def test_a_call_whose_client_left_leaves_the_queue() -> None:
-    queue, s = FairQueue(slots=1, max_waiting=300), Searches()
+    queue, s = FairQueue(slots=1, max_waiting=300, clock=STILL), Searches()
     first = asyncio.create_task(queue.run("ann", s.call("a0")))  # type: ignore[arg-type]
     await _settle()
     abandoned = [asyncio.create_task(queue.run("ann", s.call(f"x{i}"))) for i in range(200)]  # type: ignore[arg-type]
@@ -173,7 +178,7 @@ async def test_a_call_whose_client_left_leaves_the_queue() -> None:
 
 
 async def test_a_running_search_keeps_its_slot_until_it_ends() -> None:
-    queue, s = FairQueue(slots=1, max_waiting=10), Searches()
+    queue, s = FairQueue(slots=1, max_waiting=10, clock=STILL), Searches()
     running = asyncio.create_task(queue.run("ann", s.call("a0")))  # type: ignore[arg-type]
     await _settle()
     nxt = asyncio.create_task(queue.run("bob", s.call("b0")))  # type: ignore[arg-type]

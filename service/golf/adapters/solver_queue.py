@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from collections import Counter, OrderedDict, defaultdict, deque
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -46,12 +47,16 @@ class FairQueue:
     searches first (see the module docstring). ``per_player`` bounds one player's calls waiting or running (0: no
     bound of its own)."""
 
-    def __init__(self, slots: int, max_waiting: int, per_player: int = 0) -> None:
+    def __init__(
+        self, slots: int, max_waiting: int, per_player: int = 0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        """``clock`` measures how long each search held its slot (seconds; tests give one that stands still)."""
         if slots < 1 or max_waiting < 0 or per_player < 0:
             raise ValueError("a solver queue needs at least one slot and non-negative bounds")
         self._slots = slots
         self._max_waiting = max_waiting
         self._per_player = per_player
+        self._clock = clock
         self._running = 0
         self._waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
         self._count = 0
@@ -95,9 +100,9 @@ class FairQueue:
         except BaseException:
             self._drop_held(who)
             raise
-        began = asyncio.get_running_loop().time()
+        began = self._clock()
         task = asyncio.ensure_future(call())
-        task.add_done_callback(lambda _task: self._charge(who, asyncio.get_running_loop().time() - began))
+        task.add_done_callback(lambda _task: self._charge(who, self._clock() - began))
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
