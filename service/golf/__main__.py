@@ -1,5 +1,5 @@
 import sys
 
-from golf.cli import main
+from golf.command import main
 
 sys.exit(main())

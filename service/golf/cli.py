@@ -38,7 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # ``kill -USR1 <pid>`` prints every thread's stack to stderr: the way to see where a stuck process is.
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, all_threads=True)
-    # Until the command is chosen and its modules imported, Ctrl-C is noted rather than raised (see golf.interrupts).
+    # Until the command is chosen and its modules imported, Ctrl-C is noted rather than raised (see golf.interrupts;
+    # golf.command began so before importing this module, said again for callers of main alone).
     note_interrupts()
     args = build_parser().parse_args(argv)
     if not getattr(args, "takes_interrupts", False):

@@ -153,14 +153,11 @@ def test_calls_cut_short_by_their_deadlines_are_not_errors(server: Server, grpc_
 
 
 # -- Ctrl-C ------------------------------------------------------------------------------------------------------
-FROM_A_TERMINAL = [
-    sys.executable,
-    "-c",
-    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
-]
+FROM_A_TERMINAL = ["env", "--default-signal=INT"]
 """Runs a command as a terminal starts it, with Ctrl-C at its default. A test run in the background (``make test
 &``, CI's runner) hands its children SIGINT ignored, as shells do for background jobs; the command would then
-rightly not see a Ctrl-C sent before it takes SIGINT over itself."""
+rightly not see a Ctrl-C sent before it takes SIGINT over itself. (coreutils' ``env`` execs at once: a Python
+trampoline here had a start of its own, in which a Ctrl-C printed its own traceback.)"""
 
 
 def _server_env(database_url: str) -> tuple[dict[str, str], int, int]:
@@ -407,3 +404,54 @@ def test_a_ctrl_c_during_a_gc_callback_still_ends_the_command() -> None:
     output = done.stdout + done.stderr
     assert done.returncode == 130, (done.returncode, output)
     assert "ran on" not in output and _errors_in(output) == [] and "Exception ignored" not in output, output
+
+
+_CTRL_C_WHILE_IMPORTING = """
+import os, signal, sys
+
+TARGET = sys.argv[1]
+
+class CtrlCOnImport:
+    '''Sends the Ctrl-C the moment the command starts importing the module named in argv[1].'''
+
+    def find_spec(self, name, path=None, target=None):
+        if name == TARGET:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlCOnImport())
+sys.argv = ["golf", *sys.argv[2:]]
+# What the console script does: import its entry point's module and call its function.
+from importlib.metadata import entry_points
+(script,) = entry_points(group="console_scripts", name="golf")
+module, _, function = script.value.partition(":")
+sys.exit(getattr(__import__(module, fromlist=[function]), function)())
+"""
+
+
+@pytest.mark.parametrize("module", ["golf.interrupts", "golf.cli", "argparse", "golf.commands.serve"])
+@pytest.mark.parametrize("command", ["migrate", "serve"])
+def test_a_ctrl_c_at_each_import_of_the_start_is_quiet(tmp_path: Path, command: str, module: str) -> None:
+    """A Ctrl-C that lands while ``golf`` imports what it starts with, not after a delay the machine's speed
+    decides: the ``golf`` command (``golf.command``) takes SIGINT over before it imports anything else. Before,
+    ``golf.cli`` imported ``argparse`` first, and a Ctrl-C then was a KeyboardInterrupt traceback (CI, on a loaded
+    machine). ``migrate`` ends at once (130); ``serve`` notes it and stops gracefully once up (0), or ends as
+    interrupted if the Ctrl-C came while its first import ran."""
+    url = f"sqlite:///{tmp_path / 'golf.db'}"
+    if command == "serve":
+        migrate(url)
+    env, _http_port, _grpc_port = _server_env(url)
+    done = subprocess.run(
+        [*FROM_A_TERMINAL, sys.executable, "-c", _CTRL_C_WHILE_IMPORTING, module, command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode in QUIET_EXITS, (done.returncode, output)
+    assert _errors_in(output) == [], output
+    if command == "migrate":
+        assert done.returncode == 130, (done.returncode, output)
+        assert "Running upgrade" not in output, output  # it did not go on to migrate
