@@ -2,7 +2,7 @@
 
 Players of a private portal (an issuer in ``private_issuers``) are on no public board, and their histories are
 shown only to themselves and to players of the same issuer. A private table's match (one joined with a code) is in
-another player's history only to the people who may see the table itself (``golf.app.table_service``): its seated
+another player's history only to the people who may see the table itself (``golf.app.tables.access``): its seated
 players and its creator; to anyone else it is not there, as the table is not. The card Golf boards are per card
 Golf preset (or of all presets): another name is refused.
 """

@@ -35,8 +35,9 @@ from golf.app.identity import OWN_ISSUER, Caller
 from golf.app.ports import AlreadyStored, Clock, RateLimiter, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.solitaire import check_page_size, decode_page_token, encode_page_token
-from golf.app.table_service import Appended
-from golf.app.tables.state import Table, TableStatus
+from golf.app.tables.state import Table
+from golf.app.tables.status import TableStatus
+from golf.app.tables.writer import Appended
 from golf.app.webhook_records import (
     WEBHOOK_SCOPE,
     Coverage,
