@@ -30,12 +30,11 @@ from golf.app.boards import (
 from golf.app.errors import InvalidArgument, NotFound
 from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord
 from golf.app.identity import Caller
-from golf.app.page_tokens import storable_items
+from golf.app.page_tokens import check_page_size, storable_items
 from golf.app.players import ME
 from golf.app.ports import Clock, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.records import Verdict
-from golf.app.solitaire import check_page_size
 from golf.engine.cardgolf.presets import PRESETS as CARD_GOLF_PRESETS
 from golf.engine.solitaire.rules import PRESETS as SOLITAIRE_PRESETS
 
