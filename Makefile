@@ -53,12 +53,16 @@ $(BUF): package.json
 	npm install --no-audit --no-fund --silent
 	touch $(BUF)
 
+# lint-imports: the import rules of pyproject.toml's [tool.importlinter] (layers, no import cycle, a pure table
+# aggregate, an engine on the standard library alone), on the graph of golf built afresh each time.
 lint: install
-	$(VENV)/bin/ruff check service tests bench migrations
-	$(VENV)/bin/ruff format --check service tests bench migrations
+	$(VENV)/bin/ruff check service tests bench migrations tools
+	$(VENV)/bin/ruff format --check service tests bench migrations tools
+	$(VENV)/bin/lint-imports --no-cache
 
 typecheck: install
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy tools
 
 # Type checks of our JavaScript: the TypeScript client's Node script (strict, against the generated declarations)
 # and the web client's modules (against the browser's DOM).

@@ -50,8 +50,8 @@ from golf.app.exports import Exporter
 from golf.app.record_queries import RecordQueries
 from golf.app.replays import ReplayService
 from golf.app.services import build_services
-from golf.app.table_events import TableEvents
-from golf.app.table_service import TableService
+from golf.app.tables.events import TableEvents
+from golf.app.tables.service import TableService
 from golf.app.webhooks import WebhookOutbox, WebhookService
 from golf.interrupts import EARLY_INTERRUPT
 

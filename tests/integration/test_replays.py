@@ -30,9 +30,11 @@ from golf.app.records import GameSnapshot
 from golf.app.replays import ReplayService
 from golf.app.services import Services, build_services
 from golf.app.solving import InlineSolver
-from golf.app.table_service import TableService, TableSnapshot
 from golf.app.tables import TableStatus, view_for
 from golf.app.tables import replay as replay_table
+from golf.app.tables.read_model import TableSnapshot
+from golf.app.tables.service import TableService
+from golf.app.tables.writer import replay_log
 from golf.engine.solitaire.moves import Draw
 from golf.engine.solitaire.state import Status
 from golf.v1 import card_golf_pb2 as cg
@@ -315,7 +317,7 @@ async def test_a_match_between_bots(world: World) -> None:
         loaded = await uow.tables.load_table(table_id)
         log = await uow.tables.get_entries(table_id)
     assert loaded is not None
-    record, final = loaded
+    record, final = loaded[0], replay_log(*loaded)
     steps = await world.whole(CAT, MATCH, table_id)
     assert len(steps) == len(log) + 1 == final.version + 1
     for k, step in enumerate(steps):

@@ -18,9 +18,10 @@ import pytest
 from golf.adapters.db.repository import Database
 from golf.adapters.table_fanout import TableFanout, TableHub, sql_versions
 from golf.app.identity import Caller
-from golf.app.table_events import EventKind, Heartbeat, TableEvent, TableEvents, Watch
-from golf.app.table_service import TableService, TableSnapshot
 from golf.app.tables import TableStatus
+from golf.app.tables.events import EventKind, Heartbeat, TableEvent, TableEvents, Watch
+from golf.app.tables.read_model import TableSnapshot
+from golf.app.tables.service import TableService
 from golf.engine.cardgolf import Knock, Move
 
 ANN = Caller(str(uuid.UUID(int=11)))

@@ -1,4 +1,4 @@
-"""The live table use cases (``golf.app.table_service``) on SQLite and PostgreSQL through the real unit of work:
+"""The live table use cases (``golf.app.tables.service``) on SQLite and PostgreSQL through the real unit of work:
 a whole match against a bot, a race of two moves at one version (exactly one stored), idempotent retries, and a
 restart (a new service over the same database) that goes on identically."""
 
@@ -14,8 +14,9 @@ import pytest
 
 from golf.adapters.db.repository import Database
 from golf.app.identity import Caller
-from golf.app.table_service import StaleTableVersion, TableService, TableSnapshot
 from golf.app.tables import MatchEnd, TableStatus
+from golf.app.tables.read_model import StaleTableVersion, TableSnapshot
+from golf.app.tables.service import TableService
 from golf.engine.cardgolf import Knock, Move
 
 ANN = Caller(str(uuid.UUID(int=1)))

@@ -35,6 +35,7 @@ from golf.app.tables import (
 )
 from golf.app.tables.errors import TableChanged
 from golf.app.tables.records import TableRecord
+from golf.app.tables.writer import replay_log
 
 T0 = datetime(2026, 12, 20, 12, 0, tzinfo=UTC)
 OWNER = str(uuid.UUID(int=1))
@@ -84,7 +85,8 @@ async def load(db: Database, table_id: str) -> tuple[TableRecord, Table]:
     async with db() as uow:
         loaded = await uow.tables.load_table(table_id)
     assert loaded is not None
-    return loaded
+    record, log = loaded
+    return record, replay_log(record, log)
 
 
 async def bot_match(db: Database, holes: int = 2) -> tuple[TableRecord, Table, list[Entry]]:

@@ -34,8 +34,9 @@ from golf.adapters.webhook_sender import (
     verify_signature,
 )
 from golf.app.identity import Caller, PlayerRecord
-from golf.app.table_service import TableService, TableSnapshot
 from golf.app.tables import TableMoveRefused, TableStatus
+from golf.app.tables.read_model import TableSnapshot
+from golf.app.tables.service import TableService
 from golf.app.webhook_records import (
     WEBHOOK_SCOPE,
     Coverage,

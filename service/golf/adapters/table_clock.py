@@ -29,7 +29,8 @@ import uuid
 
 from golf.adapters.db.table_store import MAX_LEASE_OWNER
 from golf.app.ports import UnitOfWorkFactory
-from golf.app.table_service import Appended, TableService
+from golf.app.tables.service import TableService
+from golf.app.tables.writer import Appended
 
 log = logging.getLogger("golf.tables.clock")
 

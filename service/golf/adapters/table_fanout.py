@@ -39,10 +39,10 @@ from golf.adapters.db.urls import is_sqlite, sync_url
 from golf.app.errors import NotFound, StorageUnavailable
 from golf.app.ports import UnitOfWorkFactory
 from golf.app.quoting import shown
-from golf.app.table_events import SharedEvent, StreamEnded, TableTimeline, load_timeline
-from golf.app.table_service import Appended
+from golf.app.tables.events import SharedEvent, StreamEnded, TableTimeline, load_timeline
 from golf.app.tables.records import TableRecord, TableRecordError
 from golf.app.tables.state import Table
+from golf.app.tables.writer import Appended
 
 log = logging.getLogger("golf.events")
 
@@ -103,7 +103,7 @@ def _resolve(waiter: asyncio.Future[bool], value: bool) -> None:
 
 
 class _Subscription:
-    """One subscriber of a table (``golf.app.table_events.EventSubscription``).
+    """One subscriber of a table (``golf.app.tables.events.EventSubscription``).
 
     Its queue holds the events of each read of the log as one batch (the events of one commit, or of a few): the
     bound, ``limit``, counts batches, so a commit of many entries at once (a whole match of bots is one) is
@@ -235,7 +235,7 @@ class _Channel:
 
 
 class TableHub:
-    """This process's subscribers to live table events (``golf.app.table_events.EventHub``). ``publish`` is the
+    """This process's subscribers to live table events (``golf.app.tables.events.EventHub``). ``publish`` is the
     ``TableService`` publisher; ``start`` runs the catch-up timer; ``close`` ends every stream."""
 
     def __init__(

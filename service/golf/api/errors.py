@@ -27,8 +27,8 @@ from golf.app.errors import (
     StorageUnavailable,
     Unauthenticated,
 )
-from golf.app.table_service import StaleTableVersion
 from golf.app.tables.errors import TableMoveRefused, TableRefusal, TableRefused
+from golf.app.tables.read_model import StaleTableVersion
 from golf.app.webhooks import TooManyWebhooks
 from golf.engine.cardgolf.moves import Refusal as GolfRefusal
 from golf.engine.solitaire.moves import Refusal

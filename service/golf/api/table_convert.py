@@ -1,6 +1,6 @@
 """Live card Golf tables to protobuf messages and back: rules, cards, moves, holes, score sheets and tables.
 
-A table reaches the wire only as a :class:`~golf.app.table_service.TableSnapshot`, whose view is already the one
+A table reaches the wire only as a :class:`~golf.app.tables.read_model.TableSnapshot`, whose view is already the one
 the caller may see (``golf.app.tables.views.view_for``, over the engine's one observation function): a card the
 viewer may not know is ``None`` there and is never set here. Every move a table lists converts back to the same
 engine move, so ``Table.legal_moves`` entries may be sent back to ``Act`` as they are.
@@ -20,9 +20,8 @@ from golf.api.convert import card_to_proto as plain_card_to_proto
 from golf.api.convert import timestamp
 from golf.app.errors import InvalidArgument
 from golf.app.memo import IdentityMemo
-from golf.app.table_service import TableSnapshot
-from golf.app.tables.state import MatchEnd, TableStatus
-from golf.app.tables.views import SeatInfo, TableView
+from golf.app.tables.read_model import SeatInfo, TableSnapshot, TableView
+from golf.app.tables.status import MatchEnd, TableStatus
 from golf.engine.cardgolf.bots.catalogue import bot_name, parse_bot_name
 from golf.engine.cardgolf.cards import JOKER_CODES, JOKER_RANK, GCard
 from golf.engine.cardgolf.house_rules import HouseRule

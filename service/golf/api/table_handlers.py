@@ -20,8 +20,8 @@ from golf.api.table_convert import (
     table_to_proto,
 )
 from golf.app.errors import InvalidArgument
-from golf.app.table_service import TableService
 from golf.app.tables.options import DEFAULT_PRESET
+from golf.app.tables.service import TableService
 from golf.engine.cardgolf.bots.catalogue import LEVELS, PERSONALITIES
 from golf.engine.cardgolf.house_rules import HOUSE_RULES, conflicts_of
 from golf.engine.cardgolf.presets import DESCRIPTIONS, PRESETS, preset_version

@@ -14,7 +14,7 @@ from golf.api.convert import timestamp
 from golf.api.errors import ApiError
 from golf.api.rpc import CallContext, ItemStream, Rpc, StreamItem, streaming
 from golf.api.table_convert import bot_level_to_proto, bot_personality_to_proto, move_to_proto, table_to_proto
-from golf.app.table_events import EventKind, Heartbeat, StreamEnded, TableEvent, TableEvents, Watch
+from golf.app.tables.events import EventKind, Heartbeat, StreamEnded, TableEvent, TableEvents, Watch
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import errors_pb2
 from golf.v1 import table_service_pb2 as pb
@@ -67,7 +67,7 @@ def stream_ended(err: StreamEnded) -> ApiError:
 
 
 class WatchItems:
-    """A :class:`~golf.app.table_events.Watch` as the transports take it (``golf.api.rpc.ItemStream``)."""
+    """A :class:`~golf.app.tables.events.Watch` as the transports take it (``golf.api.rpc.ItemStream``)."""
 
     def __init__(self, watch: Watch) -> None:
         self._watch = watch

@@ -39,7 +39,8 @@ from golf.app.reveals import CLOSE_GRACE, shown_to
 from golf.app.tables.entries import SeatJoined
 from golf.app.tables.options import TableOptions
 from golf.app.tables.records import LoggedEntry, TableRecord, TableRecordError, decode_options, encode_options
-from golf.app.tables.state import Table, TableStatus, replay
+from golf.app.tables.state import Table, replay
+from golf.app.tables.status import TableStatus
 from golf.app.tables.views import match_commitment
 
 FORMAT = "golf.record/1"

@@ -24,7 +24,7 @@ from golf.app.records import (
 )
 from golf.app.tables.entries import Entry
 from golf.app.tables.records import LoggedEntry, TableDue, TableRecord
-from golf.app.tables.state import Table, TableStatus
+from golf.app.tables.status import TableStatus
 from golf.app.webhook_records import Coverage, DeliveryRecord, Subscription, WebhookRecord
 from golf.engine.solitaire.autoplay import AutoRun
 from golf.engine.solitaire.difficulty import Difficulty
@@ -178,7 +178,12 @@ class TableRepository(Protocol):
     async def get_entries(
         self, table_id: str, after_seq: int = 0, through_seq: int | None = None
     ) -> list[LoggedEntry]: ...
-    async def load_table(self, table_id: str) -> tuple[TableRecord, Table] | None: ...
+    async def load_table(self, table_id: str) -> tuple[TableRecord, list[LoggedEntry]] | None:
+        """The record and its whole log, read up to the record's version so that a write committed between the two
+        reads is not half seen (``None``: no such table). The use case replays it
+        (``golf.app.tables.writer.replay_log``)."""
+        ...
+
     async def find_command(self, table_id: str, player_id: str, idempotency_key: str) -> list[LoggedEntry] | None:
         """The entries of the command ``player_id`` sent with ``idempotency_key`` (``None``: no such command)."""
         ...

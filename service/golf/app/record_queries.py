@@ -2,7 +2,7 @@
 
 Players of a private portal (an issuer in ``private_issuers``) are on no public board, and their histories are
 shown only to themselves and to players of the same issuer. A private table's match (one joined with a code) is in
-another player's history only to the people who may see the table itself (``golf.app.table_service``): its seated
+another player's history only to the people who may see the table itself (``golf.app.tables.access``): its seated
 players and its creator; to anyone else it is not there, as the table is not. The card Golf boards are per card
 Golf preset (or of all presets): another name is refused.
 """
@@ -30,12 +30,11 @@ from golf.app.boards import (
 from golf.app.errors import InvalidArgument, NotFound
 from golf.app.history import BoardScope, DealStats, HistoryFilter, PlayedRecord
 from golf.app.identity import Caller
-from golf.app.page_tokens import storable_items
+from golf.app.page_tokens import check_page_size, storable_items
 from golf.app.players import ME
 from golf.app.ports import Clock, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.records import Verdict
-from golf.app.solitaire import check_page_size
 from golf.engine.cardgolf.presets import PRESETS as CARD_GOLF_PRESETS
 from golf.engine.solitaire.rules import PRESETS as SOLITAIRE_PRESETS
 

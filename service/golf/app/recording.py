@@ -33,7 +33,8 @@ from golf.app.identity import LEGACY_OWNER, OWN_ISSUER
 from golf.app.ports import UnitOfWork
 from golf.app.records import GameRecord, RoundRecord, action_moves, effective
 from golf.app.tables.entries import SeatMoved
-from golf.app.tables.state import MatchEnd, Table, TableStatus
+from golf.app.tables.state import Table
+from golf.app.tables.status import MatchEnd, TableStatus
 from golf.engine.cardgolf.bots.catalogue import SEPARATOR as BOT_NAME_SEPARATOR
 
 BOT_RATINGS: dict[str, tuple[float, float]] = {

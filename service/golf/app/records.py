@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import Enum
 
 from golf.engine.cards import Card, parse_cards
-from golf.engine.solitaire.moves import Draw, Move, parse_move
+from golf.engine.solitaire.moves import Draw, Move, PlayColumn, parse_move
 from golf.engine.solitaire.rules import SolitaireRules
 from golf.engine.solitaire.state import Layout, State
 
@@ -47,6 +47,22 @@ def shows_stock(code: str) -> bool:
     """Whether undoing the entry ``code`` shows the player a stock card: the entry turned one (a draw, or an
     AutoPlay run with a draw in it), so after the undo the player knows what the stock holds next."""
     return code != UNDO and any(isinstance(m, Draw) for m in action_moves(code))
+
+
+Intent = Move | str
+"""What a request asks for, to compare a retry with the stored entry: a move, ``UNDO`` or ``AUTOPLAY``."""
+
+
+def same_intent(asked: Intent, code: str) -> bool:
+    """Whether a retried request asks for what is stored under its idempotency key (the entry ``code``)."""
+    if isinstance(asked, str):
+        return code == asked or (asked == AUTOPLAY and code.startswith(AUTOPLAY))
+    if code == UNDO or code.startswith(AUTOPLAY):
+        return False
+    made = parse_move(code)
+    if isinstance(asked, Draw):
+        return isinstance(made, Draw) and asked.card in (None, made.card)
+    return isinstance(made, PlayColumn) and asked.column == made.column and asked.card in (None, made.card)
 
 
 def effective(codes: list[tuple[int, str]]) -> list[tuple[int, str]]:

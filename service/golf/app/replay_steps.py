@@ -104,6 +104,6 @@ def table_steps(
 
 def _table_step(table: Table, times: dict[int, datetime]) -> TableStep:
     # The deadline as a reader of the live table was given it: from when the present wait began and when the latest
-    # entry was written (``TableService._times_of``).
+    # entry was written (``TableWriter.times_of``).
     at = times[table.version]
     return TableStep(table.version, at, table, turn_deadline(table, times[table.wait_from], at))

@@ -30,9 +30,10 @@ from golf.app.records import GameRecord, GameSnapshot, MoveRecord
 from golf.app.replay_steps import game_steps, table_steps
 from golf.app.reveals import check_shown
 from golf.app.solitaire import SolitaireService
-from golf.app.table_service import TableSnapshot
+from golf.app.tables.read_model import TableSnapshot
 from golf.app.tables.records import TableRecord
-from golf.app.tables.state import Table, TableStatus
+from golf.app.tables.state import Table
+from golf.app.tables.status import TableStatus
 from golf.app.tables.views import view_for
 from golf.engine.solitaire.state import Status
 

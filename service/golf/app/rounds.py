@@ -10,10 +10,11 @@ from golf.app.access import check_owner, check_read
 from golf.app.dealing import resolve_rules
 from golf.app.errors import InvalidArgument, NotFound, RoundOver
 from golf.app.identity import Caller
+from golf.app.page_tokens import check_page_size, decode_page_token, encode_page_token
 from golf.app.ports import AlreadyStored, Clock, RateLimiter, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.records import GameSnapshot, RoundFilter, RoundRecord
-from golf.app.solitaire import SolitaireService, check_page_size, decode_page_token, encode_page_token
+from golf.app.solitaire import SolitaireService
 from golf.engine.solitaire.difficulty import Difficulty
 from golf.engine.solitaire.state import Status
 

@@ -10,7 +10,8 @@ from golf.app.ports import Clock, RateLimiter, Solver, TokenIssuer, UnitOfWork, 
 from golf.app.recording import RecordKeeper
 from golf.app.rounds import RoundService
 from golf.app.solitaire import SolitaireService
-from golf.app.table_service import Appended, AppendObserver, TableService
+from golf.app.tables.service import TableService
+from golf.app.tables.writer import Appended, AppendObserver
 
 
 @dataclass(frozen=True)

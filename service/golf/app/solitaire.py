@@ -2,20 +2,16 @@
 
 Every change to a game is one log entry written in one transaction with the game row. A retry with the same
 idempotency key gets the stored result; races between writers are settled by the database's unique
-(game, seq) constraint: the loser reloads and tries again.
+(game, seq) constraint: the loser reloads and tries again (``golf.app.idempotency``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
-import json
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from typing import Any
 
 from golf.app.access import check_owner, check_read
@@ -28,8 +24,9 @@ from golf.app.errors import (
     NotFound,
     StaleVersion,
 )
+from golf.app.idempotency import RACE_ATTEMPTS, check_key, until_stored
 from golf.app.identity import Caller
-from golf.app.page_tokens import storable
+from golf.app.page_tokens import check_page_size, decode_page_token, encode_page_token
 from golf.app.ports import AlreadyStored, Clock, DuplicateMove, RateLimiter, Solver, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
 from golf.app.recording import RecordKeeper
@@ -41,23 +38,20 @@ from golf.app.records import (
     GameRecord,
     GameSnapshot,
     HintRecord,
+    Intent,
     MoveRecord,
     action_moves,
     autoplay_code,
     effective,
     replay_line,
+    same_intent,
     shows_stock,
 )
 from golf.app.reveals import check_shown, closed
 from golf.engine.solitaire.autoplay import AutoRun
 from golf.engine.solitaire.difficulty import Difficulty
-from golf.engine.solitaire.moves import Draw, IllegalMove, Move, PlayColumn, Refusal, parse_move
+from golf.engine.solitaire.moves import IllegalMove, Move, Refusal, parse_move
 from golf.engine.solitaire.state import State, Status
-
-MAX_KEY_LENGTH = 128
-DEFAULT_PAGE_SIZE = 20
-MAX_PAGE_SIZE = 100
-_RACE_ATTEMPTS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,54 +69,7 @@ class _Change:
     """The change was chosen by the solver (an assisted AutoPlay run)."""
 
 
-Intent = Move | str
-"""What a request asks for, to compare a retry with the stored entry: a move, ``UNDO`` or ``AUTOPLAY``."""
 Plan = Callable[[UnitOfWork, GameSnapshot], Awaitable[_Change]]
-
-
-def same_intent(asked: Intent, code: str) -> bool:
-    """Whether a retried request asks for what is stored under its idempotency key."""
-    if isinstance(asked, str):
-        return code == asked or (asked == AUTOPLAY and code.startswith(AUTOPLAY))
-    if code == UNDO or code.startswith(AUTOPLAY):
-        return False
-    made = parse_move(code)
-    if isinstance(asked, Draw):
-        return isinstance(made, Draw) and asked.card in (None, made.card)
-    return isinstance(made, PlayColumn) and asked.column == made.column and asked.card in (None, made.card)
-
-
-def encode_page_token(created_at: datetime, row_id: str) -> str:
-    """The keyset of the last row of a page, for the next page."""
-    raw = json.dumps([created_at.isoformat(), row_id]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_page_token(token: str) -> tuple[datetime, str]:
-    """The keyset a page token of :func:`encode_page_token` holds; ``InvalidArgument`` naming ``pageToken`` for
-    anything else (a forged one, or text no database takes: ``golf.app.page_tokens``)."""
-    try:
-        when, row_id = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        at = datetime.fromisoformat(when)
-        if at.tzinfo is None:
-            raise ValueError("naive time")
-        if not isinstance(row_id, str) or not storable(row_id):
-            raise ValueError("not an id")
-        # In UTC, as stored: a forged offset at the ends of the calendar fails here, not in the database.
-        return at.astimezone(UTC), row_id
-    except (ValueError, TypeError, OverflowError, binascii.Error):
-        raise InvalidArgument("pageToken", "not a page token from this service") from None
-
-
-def check_page_size(page_size: int) -> int:
-    if page_size < 0 or page_size > MAX_PAGE_SIZE:
-        raise InvalidArgument("pageSize", f"pageSize must be 0 to {MAX_PAGE_SIZE}")
-    return page_size or DEFAULT_PAGE_SIZE
-
-
-def _check_key(key: str) -> None:
-    if not key or len(key) > MAX_KEY_LENGTH:
-        raise InvalidArgument("idempotencyKey", f"idempotencyKey must be 1 to {MAX_KEY_LENGTH} characters")
 
 
 @dataclass
@@ -226,7 +173,7 @@ class SolitaireService:
         """
         if deal_id and (preset or overrides):
             raise InvalidArgument("dealId", "give either dealId or preset/rules, not both")
-        for _ in range(_RACE_ATTEMPTS):
+        for _ in range(RACE_ATTEMPTS):
             try:
                 if deal_id:
                     return await self._start_on_deal(owner_id, deal_id, practice=False)
@@ -427,8 +374,8 @@ class SolitaireService:
 
         A run the solver chose counts as assistance on the game (``autoplay_assists``), like a hint. When every
         card that fits would throw a win away, nothing is played: the request is refused (``NOTHING_TO_PLAY``)."""
-        _check_key(idempotency_key)
-        for _ in range(_RACE_ATTEMPTS):
+        check_key(idempotency_key)
+        for _ in range(RACE_ATTEMPTS):
             async with self.uow() as uow:
                 snap = await self._snapshot(uow, game_id)
                 check_owner(caller, snap.game.owner_id, snap.finished, f"game {shown(game_id)}")
@@ -461,23 +408,23 @@ class SolitaireService:
     async def _change(
         self, caller: Caller, game_id: str, intent: Intent, key: str, expected_version: int | None, plan: Plan
     ) -> GameSnapshot:
-        _check_key(key)
-        for _ in range(_RACE_ATTEMPTS):
-            try:
-                async with self.uow() as uow:
-                    snap = await self._try_change(uow, caller, game_id, intent, key, expected_version, plan)
-            except DuplicateMove as dup:
-                self._games.pop(game_id, None)  # another writer (or replica) got there first
-                if not dup.key_taken:
-                    continue
-                async with self.uow() as uow:
-                    stored = await self._stored_result(uow, game_id, intent, key)
-                assert stored is not None
-                snap = stored
-            except _LostRace:
-                continue
-            return await self._with_verdict(snap, wait=False)
-        raise Conflict(f"game {shown(game_id)} changed too often while this request was tried; retry")
+        check_key(key)
+
+        async def attempt() -> GameSnapshot:
+            async with self.uow() as uow:
+                return await self._try_change(uow, caller, game_id, intent, key, expected_version, plan)
+
+        async def lost(race: DuplicateMove) -> GameSnapshot | None:
+            self._games.pop(game_id, None)  # another writer (or replica) got there first
+            if not race.key_taken:
+                return None
+            async with self.uow() as uow:
+                stored = await self._stored_result(uow, game_id, intent, key)
+            assert stored is not None
+            return stored
+
+        gave_up = f"game {shown(game_id)} changed too often while this request was tried; retry"
+        return await self._with_verdict(await until_stored(attempt, DuplicateMove, lost, gave_up), wait=False)
 
     async def _try_change(
         self,
@@ -536,9 +483,8 @@ class SolitaireService:
         # alone may be stored by one statement outside any transaction).
         issuer = await self.records.hold_player(uow, game.owner_id) if game.finished_at is not None else None
         hints_used = await uow.repo.record_change(entry, game, old_version, change.undo_of)
-        if hints_used is None:
-            self._games.pop(game_id, None)
-            raise _LostRace
+        if hints_used is None:  # another writer moved the game first: as if its sequence number were taken
+            raise DuplicateMove(key_taken=False)
         game.hints_used = hints_used
         if issuer is not None:
             await self.records.game_finished(uow, game, snap.deal.preset, issuer)
@@ -607,7 +553,7 @@ class SolitaireService:
 
         Returns the move, the game and whether this is the stored answer to an earlier request with the key.
         """
-        _check_key(idempotency_key)
+        check_key(idempotency_key)
         async with self.uow() as uow:
             snap = await self._snapshot(uow, game_id)
             check_owner(caller, snap.game.owner_id, snap.finished, f"game {shown(game_id)}")
@@ -634,10 +580,6 @@ class SolitaireService:
 def _stock_seen(log: list[MoveRecord], seq: int) -> bool:
     """Whether an undo up to entry ``seq`` of ``log`` took back a stock draw (the game's ``stock_seen`` then)."""
     return any(m.undone_by is not None and m.undone_by <= seq and shows_stock(m.code) for m in log)
-
-
-class _LostRace(Exception):
-    """Another writer saved the game first; the transaction is rolled back and the change tried again."""
 
 
 _NOTHING_FITS = "no column card fits on the pile"

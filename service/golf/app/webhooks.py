@@ -31,12 +31,14 @@ from urllib.parse import urlsplit
 
 from golf.app.addresses import is_public
 from golf.app.errors import AppError, IdempotencyKeyReused, InvalidArgument, NotFound, PermissionDenied
+from golf.app.idempotency import check_key, id_from_key
 from golf.app.identity import OWN_ISSUER, Caller
+from golf.app.page_tokens import check_page_size, decode_page_token, encode_page_token
 from golf.app.ports import AlreadyStored, Clock, RateLimiter, UnitOfWork, UnitOfWorkFactory
 from golf.app.quoting import shown
-from golf.app.solitaire import check_page_size, decode_page_token, encode_page_token
-from golf.app.table_service import Appended
-from golf.app.tables.state import Table, TableStatus
+from golf.app.tables.state import Table
+from golf.app.tables.status import TableStatus
+from golf.app.tables.writer import Appended
 from golf.app.webhook_records import (
     WEBHOOK_SCOPE,
     Coverage,
@@ -50,7 +52,6 @@ from golf.engine.cardgolf.state import Phase
 MAX_WEBHOOKS = 10
 """Live webhooks per owner: per player for a player's own, per issuer for those covering all its players."""
 MAX_URL_LENGTH = 2048
-MAX_KEY_LENGTH = 128
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 """The only hosts a development server may allow (``allow_local_urls``): this machine."""
 _RESERVED_SUFFIXES = (".localhost", ".local", ".internal", ".intranet", ".lan", ".home.arpa", ".localdomain", ".arpa")
@@ -186,8 +187,7 @@ class WebhookService:
         if not wanted:
             raise InvalidArgument("events", "events must name at least one event type")
         url = check_url(url, self.allow_local_urls)
-        if idempotency_key is not None and not 0 < len(idempotency_key) <= MAX_KEY_LENGTH:
-            raise InvalidArgument("idempotencyKey", f"idempotencyKey must be 1 to {MAX_KEY_LENGTH} characters")
+        check_key(idempotency_key)
         portal = is_portal(caller)
         if coverage is None:
             coverage = Coverage.ISSUER if portal else Coverage.PLAYER
@@ -230,7 +230,7 @@ class WebhookService:
 
     @staticmethod
     def _hook_id(caller: Caller, key: str) -> str:
-        return str(uuid.uuid5(_WEBHOOK_IDS, f"{caller.issuer}\n{caller.player_id}\n{key}"))
+        return id_from_key(_WEBHOOK_IDS, caller.issuer, caller.player_id, key)
 
     @staticmethod
     def _retried(first: WebhookRecord, asked: WebhookRecord) -> WebhookRecord:

@@ -23,7 +23,8 @@ from golf.app.errors import AppError
 from golf.app.exports import FORMAT, options_from_record
 from golf.app.records import AUTOPLAY, UNDO, action_moves
 from golf.app.tables.records import TableRecordError, decode_entry, encode_entry
-from golf.app.tables.state import TableStatus, apply_entry, new_table
+from golf.app.tables.state import apply_entry, new_table
+from golf.app.tables.status import TableStatus
 from golf.engine.cardgolf.match import ScoreSheet
 from golf.engine.cardgolf.rules import GolfRules
 from golf.engine.shuffle import ALGORITHM, commitment

@@ -86,12 +86,13 @@ def test_card_golf_events_with_memoised_parts() -> None:
     from golf.adapters.proto_json import memoise
     from golf.api.table_watch import event_item
     from golf.app.identity import Caller
-    from golf.app.table_events import SharedEvent
     from golf.app.tables.bots import play_bots
     from golf.app.tables.entries import BotAdded, TableStarted
+    from golf.app.tables.events import SharedEvent
     from golf.app.tables.options import TableOptions
     from golf.app.tables.records import LoggedEntry, TableRecord
-    from golf.app.tables.state import TableStatus, apply_entry, new_table
+    from golf.app.tables.state import apply_entry, new_table
+    from golf.app.tables.status import TableStatus
 
     memoise("golf.v1.HoleResult")
     memoise("golf.v1.HoleView")

@@ -21,8 +21,8 @@ from golf.adapters.settings import Settings
 from golf.api.errors import ApiError
 from golf.api.rpc import CallContext, Rpc
 from golf.app.dealing import MAX_SEED_LENGTH
+from golf.app.idempotency import MAX_KEY_LENGTH
 from golf.app.players import MAX_DISPLAY_NAME, MAX_REFRESH_TOKEN
-from golf.app.solitaire import MAX_KEY_LENGTH
 from golf.v1 import errors_pb2, player_service_pb2, solitaire_service_pb2
 
 pb = solitaire_service_pb2

@@ -23,9 +23,9 @@ from golf.api.table_convert import (
 )
 from golf.app.errors import InvalidArgument
 from golf.app.identity import Caller
-from golf.app.table_service import TableService, TableSnapshot
 from golf.app.tables import TableOptions, TableStatus
-from golf.app.tables.views import TableView
+from golf.app.tables.read_model import TableSnapshot, TableView
+from golf.app.tables.service import TableService
 from golf.engine.cardgolf import (
     PRESETS,
     Discard,

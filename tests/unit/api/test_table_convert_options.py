@@ -22,9 +22,9 @@ from golf.api.table_convert import (
 from golf.api.table_handlers import TableHandlers
 from golf.app.errors import InvalidArgument
 from golf.app.identity import Caller
-from golf.app.table_service import TableService
 from golf.app.tables import TableOptions
 from golf.app.tables.options import DEFAULT_PRESET
+from golf.app.tables.service import TableService
 from golf.engine.cardgolf.cards import GCard, parse_card
 from golf.engine.cardgolf.house_rules import HOUSE_RULES, conflicts_of
 from golf.engine.cardgolf.moves import UsePower

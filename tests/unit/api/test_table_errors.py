@@ -10,8 +10,9 @@ import pytest
 from golf.api.errors import to_api_error
 from golf.api.table_convert import table_to_proto
 from golf.app.identity import Caller
-from golf.app.table_service import StaleTableVersion, TableService
 from golf.app.tables.errors import TableMoveRefused, TableRefusal, TableRefused
+from golf.app.tables.read_model import StaleTableVersion
+from golf.app.tables.service import TableService
 from golf.engine.cardgolf.moves import DrawDiscard, IllegalMove, Refusal, Reveal, Swap
 from golf.v1 import errors_pb2
 from tests.unit.app.conftest import FakeLimiter

@@ -28,7 +28,7 @@ from golf.app.records import (
 from golf.app.tables.entries import Entry
 from golf.app.tables.errors import TableChanged
 from golf.app.tables.records import LoggedEntry, TableDue, TableRecord
-from golf.app.tables.state import Table, TableStatus, replay
+from golf.app.tables.status import TableStatus
 
 IN_PROGRESS = "in_progress"
 
@@ -386,12 +386,11 @@ class FakeTableStore:
             if e.seq > after_seq and (through_seq is None or e.seq <= through_seq)
         ]
 
-    async def load_table(self, table_id: str) -> tuple[TableRecord, Table] | None:
+    async def load_table(self, table_id: str) -> tuple[TableRecord, list[LoggedEntry]] | None:
         record = self.t.card_tables.get(table_id)
         if record is None:
             return None
-        log = await self.get_entries(table_id, through_seq=record.version)
-        return record, replay(record.options, record.seed, (e.entry for e in log))
+        return record, await self.get_entries(table_id, through_seq=record.version)
 
     async def find_command(self, table_id: str, player_id: str, idempotency_key: str) -> list[LoggedEntry] | None:
         log = self.t.table_logs.get(table_id, [])

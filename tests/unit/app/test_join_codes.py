@@ -9,9 +9,9 @@ from golf.adapters.ratelimit import Limits
 from golf.adapters.table_fanout import TableHub
 from golf.app.errors import NotFound, RateLimited
 from golf.app.identity import Caller
-from golf.app.table_events import TableEvents
-from golf.app.table_service import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, TableService, secure_join_code
 from golf.app.tables.code_guard import JoinCodeGuard
+from golf.app.tables.events import TableEvents
+from golf.app.tables.service import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, TableService, secure_join_code
 from tests.unit.app.conftest import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 

@@ -11,11 +11,12 @@ import pytest
 from golf.app.dealing import DealSettings
 from golf.app.errors import DealInPlay, MoveRefused, NotFound, PermissionDenied, RateLimited
 from golf.app.identity import LEGACY_OWNER, Caller
+from golf.app.page_tokens import encode_page_token
 from golf.app.records import DealRecord, GameFilter, GameRecord, GameSnapshot, RoundFilter, RoundRecord
 from golf.app.reveals import CLOSE_GRACE
 from golf.app.rounds import RoundSnapshot
 from golf.app.services import Services, build_services
-from golf.app.solitaire import SolitaireService, encode_page_token
+from golf.app.solitaire import SolitaireService
 from golf.app.solving import InlineSolver
 from golf.engine.solitaire.autoplay import choose_run, runs
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal

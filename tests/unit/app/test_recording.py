@@ -22,7 +22,8 @@ from golf.app.identity import LEGACY_OWNER, PlayerRecord
 from golf.app.recording import RecordKeeper, game_moves
 from golf.app.records import GameRecord, RoundRecord
 from golf.app.tables.options import TableOptions
-from golf.app.tables.state import MatchEnd, Seat, Table, TableStatus
+from golf.app.tables.state import Seat, Table
+from golf.app.tables.status import MatchEnd, TableStatus
 from golf.engine.cardgolf.match import ScoreSheet
 from golf.engine.solitaire.rules import SolitaireRules
 from tests.unit.app.fakes import FakeStore

@@ -1,4 +1,4 @@
-"""Live table events (``golf.app.table_events``) through the in-process hub (``golf.adapters.table_fanout``) over
+"""Live table events (``golf.app.tables.events``) through the in-process hub (``golf.adapters.table_fanout``) over
 the in-memory store: order, nothing twice, resuming after a sequence number (from memory and from the log), each
 viewer's own view at each event, private tables, heartbeats, slow subscribers cut off, lost notifications caught
 up by the timer, and views shared between subscribers."""
@@ -13,9 +13,10 @@ import pytest
 from golf.adapters.table_fanout import TableHub
 from golf.app.errors import InvalidArgument, NotFound
 from golf.app.identity import Caller
-from golf.app.table_events import EventKind, Heartbeat, StreamEnded, TableEvent, TableEvents, Watch
-from golf.app.table_service import TableService, TableSnapshot
 from golf.app.tables import SeatJoined, TableStatus, view_for
+from golf.app.tables.events import EventKind, Heartbeat, StreamEnded, TableEvent, TableEvents, Watch
+from golf.app.tables.read_model import TableSnapshot
+from golf.app.tables.service import TableService
 from golf.engine.cardgolf import Knock, Move
 from tests.unit.app.conftest import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore

@@ -1,10 +1,11 @@
 """The stored text of tables (``golf.app.tables.records``): format 1 pinned, exact round trips of options and of
-every entry of random matches, and clear errors for garbage."""
+every entry of random matches, and clear errors for garbage; a stored log replays only whole (``replay_log``)."""
 
 from __future__ import annotations
 
 import json
 import random
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,6 +29,8 @@ from golf.app.tables import (
 )
 from golf.app.tables.records import (
     FORMAT_VERSION,
+    LoggedEntry,
+    TableRecord,
     TableRecordError,
     decode_entry,
     decode_options,
@@ -35,6 +38,7 @@ from golf.app.tables.records import (
     encode_options,
     entry_seat,
 )
+from golf.app.tables.writer import replay_log
 from golf.engine.cardgolf import PRESETS, DrawDiscard, DrawStock, Knock, Move, Reveal, Swap, UsePower, preset
 from golf.engine.cardgolf.moves import Discard, Flip, Pass, PeekStroke
 from tests.unit.app.test_tables import Driver, Plan, plans, play_humans
@@ -201,3 +205,21 @@ def test_random_matches_round_trip_through_their_stored_text(plan: Plan, preset:
     decoded = [decode_entry(t) for t in texts]
     assert decoded == d.log and [encode_entry(e) for e in decoded] == texts
     assert replay(decode_options(encode_options(opts)), d.seed, decoded) == d.table
+
+
+def test_a_stored_log_replays_only_whole_and_as_the_table_accepts_it() -> None:
+    """``replay_log`` (what the table writer does with a store's ``load_table``): the whole log, 1 to the record's
+    version, replays to the table; a gap, a short log or an entry the table refuses is ``TableRecordError``."""
+    options = TableOptions.build("six-card", seats=2)
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    entries = [SeatJoined(0, "ann"), BotAdded(1, "greedy"), TableStarted()]
+    log = [LoggedEntry(n, entry, at) for n, entry in enumerate(entries, start=1)]
+    record = TableRecord("t", options, "seed", "ann", at, version=3, status=TableStatus.PLAYING)
+    assert replay_log(record, log) == replay(options, "seed", entries)
+    with pytest.raises(TableRecordError, match="entries 1 to 3"):
+        replay_log(record, [log[0], log[2]])
+    with pytest.raises(TableRecordError, match="entries 1 to 3"):
+        replay_log(record, log[:2])
+    refused = [*log[:2], LoggedEntry(3, SeatJoined(1, "bob"), at)]  # seat 1 is the bot's
+    with pytest.raises(TableRecordError, match="does not replay"):
+        replay_log(record, refused)

@@ -1,4 +1,4 @@
-"""The live table use cases (``golf.app.table_service``) over the in-memory store: seats, bots that play at once,
+"""The live table use cases (``golf.app.tables.service``) over the in-memory store: seats, bots that play at once,
 idempotent retries, stale versions, who may act, private join codes, whole matches, and views scanned for leaks."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import pytest
 
 from golf.app.errors import Conflict, IdempotencyKeyReused, InvalidArgument, NotFound, PermissionDenied
 from golf.app.identity import Caller
-from golf.app.table_service import JOIN_CODE_ALPHABET, StaleTableVersion, TableService, TableSnapshot
 from golf.app.tables import (
     MatchEnd,
     SeatMoved,
@@ -23,6 +22,8 @@ from golf.app.tables import (
 )
 from golf.app.tables import replay as replay_table
 from golf.app.tables.bots import BOT_BUDGET
+from golf.app.tables.read_model import StaleTableVersion, TableSnapshot
+from golf.app.tables.service import JOIN_CODE_ALPHABET, TableService
 from golf.engine.cardgolf import Discard, DrawStock, Knock, Move, PeekStroke, Refusal, Reveal
 from tests.unit.app.conftest import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore

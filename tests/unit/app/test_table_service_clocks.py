@@ -10,8 +10,10 @@ import pytest
 
 from golf.app.errors import IdempotencyKeyReused, InvalidArgument
 from golf.app.identity import Caller
-from golf.app.table_service import QUICK_PLAY_TURN_SECONDS, TableService, TableSnapshot
 from golf.app.tables import SeatMoved, SeatTimedOut, TableStarted, TableStatus, replay
+from golf.app.tables.quick_play import QUICK_PLAY_TURN_SECONDS
+from golf.app.tables.read_model import TableSnapshot
+from golf.app.tables.service import TableService
 from golf.engine.cardgolf import Reveal
 from tests.unit.app.conftest import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore

@@ -16,8 +16,9 @@ import pytest
 from golf.app.errors import IdempotencyKeyReused, InvalidArgument, NotFound, PermissionDenied
 from golf.app.identity import OWN_ISSUER, Caller, PlayerRecord
 from golf.app.ports import AlreadyStored
-from golf.app.table_service import TableService, TableSnapshot
 from golf.app.tables import TableMoveRefused, TableStatus
+from golf.app.tables.read_model import TableSnapshot
+from golf.app.tables.service import TableService
 from golf.app.webhook_records import (
     WEBHOOK_SCOPE,
     Coverage,

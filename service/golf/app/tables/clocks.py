@@ -32,7 +32,8 @@ from golf.app.tables.bots import bot_seed, immediate_bots, pending_bot_seat, pla
 from golf.app.tables.commands import Applied
 from golf.app.tables.entries import BotAdded, Entry, SeatResigned, SeatTimedOut, TableStarted
 from golf.app.tables.options import TableOptions
-from golf.app.tables.state import AWAY_SEAT_BOT, Table, TableStatus, apply_entry
+from golf.app.tables.state import AWAY_SEAT_BOT, Table, apply_entry
+from golf.app.tables.status import TableStatus
 from golf.engine.cardgolf.bots import make_bot
 from golf.engine.cardgolf.moves import Discard, DrawDiscard, DrawStock, Flip, Move, Pass, Swap
 from golf.engine.cardgolf.state import Phase

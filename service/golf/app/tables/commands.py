@@ -18,7 +18,8 @@ from typing import NamedTuple
 from golf.app.errors import InvalidArgument, PermissionDenied
 from golf.app.tables.entries import BotAdded, Entry, SeatJoined, SeatLeft, SeatMoved, SeatResigned, TableStarted
 from golf.app.tables.errors import TableRefusal, TableRefused
-from golf.app.tables.state import Table, TableStatus, apply_entry, checked_move
+from golf.app.tables.state import Table, apply_entry, checked_move
+from golf.app.tables.status import TableStatus
 from golf.engine.cardgolf.moves import Move
 
 

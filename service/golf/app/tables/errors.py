@@ -7,13 +7,10 @@ state (``TableRefused``, FAILED_PRECONDITION / 409 on the wire) and a card Golf 
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from golf.app.errors import AppError, Conflict
+from golf.app.tables.read_model import TableSnapshot
 from golf.engine.cardgolf.moves import IllegalMove
-
-if TYPE_CHECKING:
-    from golf.app.table_service import TableSnapshot
 
 
 class TableRefusal(Enum):

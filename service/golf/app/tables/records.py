@@ -56,7 +56,7 @@ from golf.app.tables.entries import (
     TableStarted,
 )
 from golf.app.tables.options import DEFAULT_MISSED_TURNS, TableOptions
-from golf.app.tables.state import TableStatus
+from golf.app.tables.status import TableStatus
 from golf.engine.cardgolf.moves import parse_move
 from golf.engine.cardgolf.rules import GolfRules
 

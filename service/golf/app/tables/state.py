@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from enum import Enum
 
 from golf.app.errors import InvalidArgument
 from golf.app.tables.entries import (
@@ -31,6 +30,7 @@ from golf.app.tables.entries import (
 )
 from golf.app.tables.errors import TableMoveRefused, TableRefusal, TableRefused
 from golf.app.tables.options import TableOptions
+from golf.app.tables.status import MatchEnd, TableStatus
 from golf.engine.cardgolf.bots import BOT_NAMES, is_bot_name
 from golf.engine.cardgolf.match import ScoreSheet, deal_hole, match_over
 from golf.engine.cardgolf.moves import IllegalMove, Move, Refusal, Reveal, UsePower
@@ -41,25 +41,6 @@ RESIGNED_SEAT_BOT = "greedy"
 """The level of the bot that takes over the seat of a player who resigns."""
 AWAY_SEAT_BOT = "greedy"
 """The level of the bot that makes an away player's moves (``golf.app.tables.clocks``)."""
-
-
-class TableStatus(Enum):
-    """Where a table stands."""
-
-    SEATING = "seating"
-    """Seats are being filled; nothing is dealt."""
-    PLAYING = "playing"
-    OVER = "over"
-
-
-class MatchEnd(Enum):
-    """Why a match ended."""
-
-    COMPLETED = "completed"
-    """Every hole was played, or a seat won the match outright (four alike under ``four_alike_wins_match``: the
-    sheet's ``won_by``)."""
-    ABANDONED = "abandoned"
-    """The last person at the table resigned; the hole in play is not scored."""
 
 
 @dataclass(frozen=True, slots=True)

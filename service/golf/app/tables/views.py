@@ -5,76 +5,16 @@ and the join code is left to the host's own screens."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from golf.app.errors import InvalidArgument
 from golf.app.memo import IdentityMemo
 from golf.app.tables.options import TableOptions
-from golf.app.tables.state import AWAY_SEAT_BOT, MatchEnd, Seat, Table, TableStatus
-from golf.engine.cardgolf.match import ScoreSheet
+from golf.app.tables.read_model import SeatInfo, TableView
+from golf.app.tables.state import AWAY_SEAT_BOT, Seat, Table
+from golf.app.tables.status import TableStatus
 from golf.engine.cardgolf.moves import Move
-from golf.engine.cardgolf.outcome import HoleResult
-from golf.engine.cardgolf.rules import GolfRules
 from golf.engine.cardgolf.state import HoleState
 from golf.engine.cardgolf.view import SeatView, view
 from golf.engine.shuffle import ALGORITHM, commitment
-
-
-@dataclass(frozen=True, slots=True)
-class SeatInfo:
-    """Who sits at a seat: a person (``player_id``), a bot (``bot``: its level), both once a person resigned or is
-    away and a bot plays for them, or nobody."""
-
-    seat: int
-    player_id: str | None
-    bot: str | None
-    resigned: bool
-    away: bool = False
-    """The person missed too many turns in a row: a bot (``bot``) plays for them until they act again (they still
-    see their legal moves, to take the seat back)."""
-    missed: int = 0
-    """The person's turns in a row the turn clock finished for them."""
-
-
-@dataclass(frozen=True, slots=True)
-class TableView:
-    """A table as ``viewer`` sees it."""
-
-    viewer: int | None
-    version: int
-    preset: str
-    rules: GolfRules
-    holes: int
-    listed: bool
-    status: TableStatus
-    end: MatchEnd | None
-    seats: tuple[SeatInfo, ...]
-    hole_number: int | None
-    """1-based number of the hole in play (``None`` before the start and once the match is over)."""
-    awaiting: tuple[int, ...]
-    """The seats whose move the table waits for (several during a hole's setup)."""
-    hole: SeatView | None
-    """The hole in play as the viewer's seat (or a spectator) sees it."""
-    last_hole: SeatView | None
-    """The last finished hole, every card revealed, with its result."""
-    sheet: ScoreSheet
-    results: tuple[HoleResult, ...]
-    legal_moves: tuple[Move, ...]
-    """What the viewer may send to ``act`` now: empty for spectators, bot seats and when it is not its move (an
-    away player's seat is still theirs: they see their moves)."""
-    turn_seconds: int | None = None
-    """The table's turn clock (``None``: none). The deadline itself needs the log's times: see
-    ``golf.app.tables.clocks.turn_deadline``."""
-    missed_turns_limit: int = 3
-    missed_action: str = "bot"
-    bot_delay_ms: int = 0
-    """How long bots wait before each move (0: they move at once)."""
-    commitment: str = ""
-    """SHA-256 hex of the shuffle algorithm, the match seed and the rules' canonical text
-    (:func:`match_commitment`), shown from the table's creation."""
-    seed: str | None = None
-    """The match seed, revealed once the match is over (``None`` until then)."""
-
 
 _COMMITMENTS: IdentityMemo[TableOptions, dict[str, str]] = IdentityMemo(lambda _: {})
 """Commitments by options object, then seed: a table keeps one options object for its life (stored options decode

@@ -31,7 +31,6 @@ from golf.app.errors import AppError, InvalidArgument, NotFound
 from golf.app.identity import Caller
 from golf.app.ports import UnitOfWorkFactory
 from golf.app.quoting import shown
-from golf.app.table_service import Appended, TableSnapshot
 from golf.app.tables.clocks import turn_deadline
 from golf.app.tables.code_guard import JoinCodeGuard
 from golf.app.tables.entries import (
@@ -44,9 +43,12 @@ from golf.app.tables.entries import (
     SeatTimedOut,
     TableStarted,
 )
+from golf.app.tables.read_model import TableSnapshot
 from golf.app.tables.records import LoggedEntry, TableRecord, TableRecordError
-from golf.app.tables.state import Table, TableStatus, apply_entry, new_table
+from golf.app.tables.state import Table, apply_entry, new_table
+from golf.app.tables.status import TableStatus
 from golf.app.tables.views import view_for
+from golf.app.tables.writer import Appended
 from golf.engine.cardgolf.moves import Move
 
 DEFAULT_HEARTBEAT_SECONDS = 15.0
