@@ -19,7 +19,7 @@ from tests.e2e.support import Server
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-pytestmark = pytest.mark.parametrize("module_database_url", ["postgres"], indirect=True)
+pytestmark = pytest.mark.parametrize("db_kind", ["postgres"], indirect=True)
 
 MOVES_LIMIT = 120
 """More clicks than any Golf game takes (at most 35 column cards and 16 draws, plus undos)."""

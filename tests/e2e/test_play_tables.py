@@ -30,7 +30,7 @@ STOCK = ".pile.stock button.card"
 DISCARD = ".pile.discard button.card"
 OVER = "#match-over"
 
-pytestmark = pytest.mark.parametrize("module_database_url", ["sqlite"], indirect=True)
+pytestmark = pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
 
 
 @pytest.fixture(scope="module")
