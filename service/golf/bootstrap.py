@@ -25,6 +25,7 @@ from golf.adapters.db.drivers import PostgresDriver
 from golf.adapters.db.record_index import SqlRecordIndex
 from golf.adapters.db.repository import Database
 from golf.adapters.edge import Edge
+from golf.adapters.fair_calls import FairCalls
 from golf.adapters.grpc_server import GrpcLimits, build_grpc_server
 from golf.adapters.health import LIVENESS, Readiness
 from golf.adapters.http_protocol import HttpLimits, edge_protocol
@@ -158,6 +159,7 @@ def build(settings: Settings) -> Container:
         Exporter(database, SqlRecordIndex(database), settings.private_issuers, clock=utc_now)
     ).rpcs()
     rpcs = metrics.count_moves(PlayerHandlers(services.players).rpcs() + solitaire.rpcs() + table_rpcs + record_rpcs)
+    rpcs = FairCalls(settings.player_concurrent_calls).gate(rpcs)
     return Container(
         database,
         solver,

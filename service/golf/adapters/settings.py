@@ -137,6 +137,9 @@ class Settings(BaseSettings):
     """Prefix of the rate-limit keys in Redis, so deployments sharing one Redis count apart."""
     rate_limit_player: str = "50/second;1500/minute"
     """Calls per signed-in player (moving windows; ``;`` separates several; empty turns it off)."""
+    player_concurrent_calls: int = Field(default=4, ge=0)
+    """Unary calls of one player (or, signed out, one address) in the handlers at once; more wait their turn, so one
+    player's burst never makes another's call wait behind all of it (0: no bound)."""
     rate_limit_address: str = "200/second"
     """Calls per client address (the TCP peer), signed in or not."""
     rate_limit_solver: str = "30/minute"
