@@ -153,7 +153,7 @@ async def test_a_game_is_replayed_step_by_step_as_it_was_played(world: World) ->
     seen = await play_game(world, ANN)
     game_id = seen[0].game.id
     async with world.replays.uow() as uow:
-        log = await uow.repo.get_moves(game_id)
+        log = await uow.games.get_moves(game_id)
     assert any(m.code == "U" for m in log) and any(m.code.startswith("A:") for m in log)
     # Its player replays it at once; anyone else is refused while its deal (made for it, never closed) is in play.
     with pytest.raises(DealInPlay):

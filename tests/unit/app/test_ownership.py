@@ -22,7 +22,7 @@ from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.rules import PRESETS
 from golf.engine.solitaire.state import Layout, State, Status
 from tests.unit.app.conftest import FakeLimiter, FakeTokens
-from tests.unit.app.fakes import FakeClock, FakeRepository, FakeStore
+from tests.unit.app.fakes import FakeClock, FakeDeals, FakeStore
 
 BUDGET = 500_000
 CAROL = Caller("player-carol")
@@ -52,13 +52,13 @@ async def new_game(services: Services, caller: Caller, preset: str = "wrap") -> 
 
 async def store_deals(services: Services, store: FakeStore, n: int, pool: bool) -> list[DealRecord]:
     """``n`` server-seeded "wrap" deals put straight into the tables, and into the pool if ``pool``."""
-    repo = FakeRepository(store.tables)
+    stored = FakeDeals(store.tables)
     deals = [services.dealer.plain("wrap", {}, None, None) for _ in range(n)]
     for deal in deals:
         assert deal.seed_source == "server"
-        await repo.add_deal(deal)
+        await stored.add_deal(deal)
         if pool:
-            await repo.pool_add("wrap", "easy", deal.id)
+            await stored.pool_add("wrap", "easy", deal.id)
     return deals
 
 

@@ -61,7 +61,7 @@ def game(game_id: str, score: int, finished: datetime, **fields: object) -> Game
 async def finish(store: FakeStore, played: GameRecord, preset: str = "standard") -> None:
     keeper = RecordKeeper()
     async with store() as uow:
-        uow.repo.t.games[played.id] = played
+        uow.games.t.games[played.id] = played
         issuer = await keeper.hold_player(uow, played.owner_id)
         await keeper.game_finished(uow, played, preset, issuer)
         await uow.commit()
