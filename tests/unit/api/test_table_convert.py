@@ -17,10 +17,9 @@ from golf.api.table_convert import (
     card_to_proto,
     move_from_proto,
     move_to_proto,
-    rules_overrides,
-    rules_to_proto,
     table_to_proto,
 )
+from golf.api.table_rules_convert import rules_overrides, rules_to_proto
 from golf.app.errors import InvalidArgument
 from golf.app.identity import Caller
 from golf.app.table_service import TableService, TableSnapshot

@@ -11,15 +11,9 @@ import pytest
 from google.protobuf import json_format
 
 from golf.api.rpc import CallContext
-from golf.api.table_convert import (
-    hole_to_proto,
-    house_rule_rules,
-    move_from_proto,
-    move_to_proto,
-    rules_overrides,
-    rules_to_proto,
-)
+from golf.api.table_convert import hole_to_proto, move_from_proto, move_to_proto
 from golf.api.table_handlers import TableHandlers
+from golf.api.table_rules_convert import house_rule_rules, rules_overrides, rules_to_proto
 from golf.app.errors import InvalidArgument
 from golf.app.identity import Caller
 from golf.app.table_service import TableService
