@@ -16,7 +16,7 @@ from golf.adapters.db.repository import Database
 from golf.app.errors import StorageUnavailable
 from golf.app.records import GameRecord, MoveRecord
 from golf.engine.solitaire.moves import Draw
-from tests.integration.test_storage import PLAYER, now, services
+from tests.integration.storage_services import PLAYER, now, services
 
 # A counter per name that must only go up by one: the condition of each entry, like a game's version.
 STEP = Grouped(

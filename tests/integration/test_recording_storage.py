@@ -15,7 +15,7 @@ from golf.app.record_queries import RecordQueries
 from golf.app.records import GameSnapshot
 from golf.engine.solitaire.moves import Move, PlayColumn
 from tests.finished import Clock, finish_game
-from tests.integration.test_storage import built
+from tests.integration.storage_services import built
 
 ANN = Caller("00000000-0000-0000-0000-00000000000a")
 

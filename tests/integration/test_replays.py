@@ -38,12 +38,12 @@ from golf.engine.solitaire.state import Status
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import record_service_pb2 as rpb
 from golf.v1 import solitaire_pb2
+from tests.e2e.hidden_information import Seen, check_payload
 from tests.e2e.support import Reply
 from tests.e2e.tables import Knowledge, check_hidden
-from tests.e2e.test_hidden_information import Seen, check_payload
 from tests.finished import NoLimits, Tokens
-from tests.integration.test_table_service import choose
-from tests.unit.app.test_tables import scan
+from tests.integration.table_play import choose
+from tests.unit.app.table_checks import scan
 
 ANN = Caller(str(uuid.UUID(int=1)))
 BOB = Caller(str(uuid.UUID(int=2)))

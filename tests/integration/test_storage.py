@@ -14,43 +14,15 @@ import sqlalchemy as sa
 from golf.adapters.db.migrate import at_head, upgrade
 from golf.adapters.db.repository import Database
 from golf.adapters.db.urls import sync_url
-from golf.app.dealing import DealSettings
 from golf.app.errors import Conflict
-from golf.app.identity import AccessToken, Caller
+from golf.app.identity import Caller
 from golf.app.ports import DuplicateMove
 from golf.app.records import DealStanding, MoveRecord
-from golf.app.services import Services, build_services
-from golf.app.solitaire import SolitaireService
-from golf.app.solving import InlineSolver
 from golf.engine.solitaire.moves import Draw
 from golf.engine.solitaire.state import Status
+from tests.integration.storage_services import PLAYER, built, now, services
 
-PLAYER = Caller("00000000-0000-0000-0000-000000000001")
 EVICTED = datetime(2026, 3, 2, 8, 30, tzinfo=UTC)
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-class NoLimits:
-    """Rate limits are not what these tests are about."""
-
-    async def hit(self, limit: str, key: str) -> None:
-        return None
-
-
-class NoTokens:
-    def issue(self, player_id: str) -> AccessToken:
-        raise AssertionError("these tests sign no one in")
-
-
-def built(database: Database) -> Services:
-    return build_services(database, now, InlineSolver(), DealSettings(solver_budget=300_000), NoTokens(), NoLimits())
-
-
-def services(database: Database) -> SolitaireService:
-    return built(database).games
 
 
 @pytest.fixture

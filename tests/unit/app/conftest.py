@@ -32,7 +32,7 @@ class FakeLimiter:
 
 
 class FakeTokens:
-    """Issues readable stand-in tokens (the real ones are tested in tests/unit/auth)."""
+    """Issues readable stand-in tokens (the real ones are tested in tests/unit/adapters/auth)."""
 
     def __init__(self, clock: FakeClock) -> None:
         self.clock = clock

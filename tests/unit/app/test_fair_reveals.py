@@ -18,9 +18,9 @@ from golf.app.replays import ReplayService
 from golf.app.reveals import CLOSE_GRACE
 from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
+from tests.unit.app.fake_index import ListIndex
 from tests.unit.app.fakes import FakeClock, FakeDeals, FakeStore
-from tests.unit.app.test_exports import ListIndex
-from tests.unit.app.test_ownership import play_out, store_deals
+from tests.unit.app.solitaire_helpers import play_out, store_deals
 
 CAT = Caller("player-cat")
 

@@ -19,8 +19,7 @@ from golf.app.tables import SeatJoined, TableStatus, view_for
 from golf.engine.cardgolf import Knock, Move
 from tests.unit.app.conftest import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
-from tests.unit.app.test_table_service import full_table
-from tests.unit.app.test_tables import scan
+from tests.unit.app.table_checks import full_table, scan
 
 ANN, BOB, CAT, DAN = Caller("player-ann"), Caller("player-bob"), Caller("player-cat"), Caller("player-dan")
 WAIT = 5.0

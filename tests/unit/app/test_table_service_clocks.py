@@ -15,7 +15,7 @@ from golf.app.tables import SeatMoved, SeatTimedOut, TableStarted, TableStatus, 
 from golf.engine.cardgolf import Reveal
 from tests.unit.app.conftest import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
-from tests.unit.app.test_table_service import check_view, full_table
+from tests.unit.app.table_checks import check_view, full_table
 
 ANN, BOB, CAT, DAN = Caller("player-ann"), Caller("player-bob"), Caller("player-cat"), Caller("player-dan")
 
