@@ -49,7 +49,7 @@ from golf.engine.cardgolf.moves import FlipAll, Keep
 from golf.engine.cards import Card
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import cards_pb2
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 ANN, BOB = Caller("player-ann"), Caller("player-bob")

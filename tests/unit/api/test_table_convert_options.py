@@ -29,7 +29,7 @@ from golf.engine.cardgolf.state import Phase, deal
 from golf.engine.cardgolf.view import SeatView, view
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import table_service_pb2 as pb
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 SIX = PRESETS["six-card"]

@@ -21,7 +21,7 @@ from golf.engine.solitaire.autoplay import choose_run, runs
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.rules import PRESETS
 from golf.engine.solitaire.state import Layout, State, Status
-from tests.unit.app.conftest import FakeLimiter, FakeTokens
+from tests.unit.app.fake_ports import FakeLimiter, FakeTokens
 from tests.unit.app.fakes import FakeClock, FakeStore
 from tests.unit.app.solitaire_helpers import play_out, store_deals
 

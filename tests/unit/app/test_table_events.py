@@ -17,7 +17,7 @@ from golf.app.table_events import EventKind, Heartbeat, StreamEnded, TableEvent,
 from golf.app.table_service import TableService, TableSnapshot
 from golf.app.tables import SeatJoined, TableStatus, view_for
 from golf.engine.cardgolf import Knock, Move
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 from tests.unit.app.table_checks import full_table, scan
 

@@ -21,7 +21,7 @@ from golf.app.tables import (
 )
 from golf.app.tables.bots import BOT_BUDGET
 from golf.engine.cardgolf import Discard, DrawStock, Knock, Move, PeekStroke, Refusal, Reveal
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 from tests.unit.app.table_checks import check_view, full_table
 

@@ -13,7 +13,7 @@ from golf.app.identity import Caller
 from golf.app.table_service import QUICK_PLAY_TURN_SECONDS, TableService, TableSnapshot
 from golf.app.tables import SeatMoved, SeatTimedOut, TableStarted, TableStatus, replay
 from golf.engine.cardgolf import Reveal
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 from tests.unit.app.table_checks import check_view, full_table
 
