@@ -177,15 +177,13 @@ def build(settings: Settings) -> Container:
 
 async def _games_in_progress(database: Database) -> int:
     async with database() as uow:
-        row = await uow.repo.tx.fetchone("SELECT COUNT(*) AS n FROM games WHERE status = 'in_progress'")
+        row = await uow.tx.fetchone("SELECT COUNT(*) AS n FROM games WHERE status = 'in_progress'")
     return int(row["n"]) if row else 0
 
 
 async def _tables_active(database: Database) -> int:
     async with database() as uow:
-        row = await uow.repo.tx.fetchone(
-            "SELECT COUNT(*) AS n FROM card_golf_tables WHERE status IN ('seating', 'playing')"
-        )
+        row = await uow.tx.fetchone("SELECT COUNT(*) AS n FROM card_golf_tables WHERE status IN ('seating', 'playing')")
     return int(row["n"]) if row else 0
 
 

@@ -32,7 +32,7 @@ async def test_ready_only_at_head_or_newer(database_url: str) -> None:
         assert (await readiness.check()).ready
         # A newer release's pre-upgrade Job migrated ahead of this code: still ready (migrations are compatible).
         async with db() as uow:
-            await uow.repo.tx.execute("UPDATE alembic_version SET version_num = 'from_the_future'")
+            await uow.tx.execute("UPDATE alembic_version SET version_num = 'from_the_future'")
             await uow.commit()
         assert (await readiness.check()).ready
         await readiness.stop()

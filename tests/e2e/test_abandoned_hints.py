@@ -38,7 +38,7 @@ SLACK = 1.5
 def server(sqlite_url: str, tmp_path: Path) -> Iterator[Server]:
     migrate(sqlite_url)
     # Two workers, as the settings say; a queue long enough to hold the whole flood, with no bound per player
-    # (nothing refused: abandoned; the bound is tested in tests/unit/test_solver_queue.py); a budget that keeps
+    # (nothing refused: abandoned; the bound is tested in tests/unit/adapters/test_solver_queue.py); a budget that keeps
     # each flood search running for seconds.
     env = {
         "GOLF_SOLVER_WORKERS": "2",

@@ -17,9 +17,9 @@ import pytest
 from grpc_health.v1 import health_pb2
 
 from tests.conftest import ADMIN_URL, _need_postgres
+from tests.e2e.outages import check_log, readiness, recovered, refused_while_down, sign_in_and_play
 from tests.e2e.support import START_TIMEOUT, Grpc, Rest, Server, health_status, migrate, pb
 from tests.e2e.support import R as Reason
-from tests.e2e.test_outages import _check_log, _readiness, _recovered, _refused_while_down, _sign_in_and_play
 from tests.pg_faults import admin, database_of, terminate_backends
 
 READY_TIMEOUT = 30.0
@@ -56,7 +56,7 @@ def _make_migrated(url: str) -> None:
 def _until_ready(server: Server) -> dict[str, str]:
     deadline = time.monotonic() + READY_TIMEOUT
     while True:
-        status, checks = _readiness(server)
+        status, checks = readiness(server)
         if status == 200:
             return checks
         assert time.monotonic() < deadline, f"not ready after the database came back: {checks}"
@@ -70,18 +70,18 @@ def test_a_database_not_accepting_connections(postgres_url: str, tmp_path: Path)
     server = Server(postgres_url, tmp_path).start()
     clients: list[Rest | Grpc] = []
     try:
-        clients, game_ids = _sign_in_and_play(server)
+        clients, game_ids = sign_in_and_play(server)
         admin(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
         try:
             terminate_backends(name)
-            _refused_while_down(clients, game_ids)
-            status, checks = _readiness(server)
+            refused_while_down(clients, game_ids)
+            status, checks = readiness(server)
             assert status == 503 and "not currently accepting connections" in checks["database"], checks
         finally:
             admin(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
-        _recovered(clients, game_ids)
-        assert _readiness(server)[0] == 200
-        _check_log(server)
+        recovered(clients, game_ids)
+        assert readiness(server)[0] == 200
+        check_log(server)
     finally:
         for client in clients:
             client.close()
@@ -104,7 +104,7 @@ def test_backends_terminated_again_and_again_are_never_a_500(postgres_url: str, 
 
     killer = threading.Thread(target=kill, daemon=True)
     try:
-        clients, game_ids = _sign_in_and_play(server)
+        clients, game_ids = sign_in_and_play(server)
         killer.start()
         for i in range(15):
             for client in clients:
@@ -118,7 +118,7 @@ def test_backends_terminated_again_and_again_are_never_a_500(postgres_url: str, 
                         assert reply.retry_delay() == 2.0, (i, reply.raw)
         stop.set()
         killer.join()
-        _recovered(clients, game_ids)
+        recovered(clients, game_ids)
         _no_tracebacks(server)
     finally:
         stop.set()
@@ -136,10 +136,10 @@ def test_a_dropped_database_is_unavailable_until_it_is_made_again(postgres_url: 
     server = Server(postgres_url, tmp_path).start()
     clients: list[Rest | Grpc] = []
     try:
-        clients, game_ids = _sign_in_and_play(server)
+        clients, game_ids = sign_in_and_play(server)
         admin(f'DROP DATABASE "{name}" WITH (FORCE)')
-        _refused_while_down(clients, game_ids)
-        status, checks = _readiness(server)
+        refused_while_down(clients, game_ids)
+        status, checks = readiness(server)
         assert status == 503 and f'database "{name}" does not exist' in checks["database"], checks
         _make_migrated(postgres_url)
         _until_ready(server)
@@ -180,7 +180,7 @@ def test_serve_starts_before_its_database_and_is_ready_once_it_comes(missing_dat
     name = database_of(missing_database)
     server = LiveServer(missing_database, tmp_path).start()
     try:
-        status, checks = _readiness(server)
+        status, checks = readiness(server)
         assert status == 503 and checks["database"] == f'unreachable: database "{name}" does not exist', checks
         guest = httpx.post(f"{server.http_url}/v1/players:guest", json={}, timeout=10)
         assert guest.status_code == 503 and guest.headers["retry-after"] == "2", guest.text

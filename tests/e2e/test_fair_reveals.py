@@ -31,12 +31,12 @@ from google.protobuf.message import Message
 
 from golf.v1 import errors_pb2, solitaire_pb2
 from golf.v1 import record_service_pb2 as rpb
+from tests.e2e.deal_pool import LEVELS, pool_rows
+from tests.e2e.hidden_information import Seen, check_payload
 from tests.e2e.identity import QUICK_RULES, finish
+from tests.e2e.record_exports import grpc_export, rest_export
 from tests.e2e.records import Records
 from tests.e2e.support import Client, Grpc, R, Reply, Rest, Server, migrate, pb
-from tests.e2e.test_hidden_information import Seen, check_payload
-from tests.e2e.test_records_export import grpc_export, rest_export
-from tests.e2e.test_winnable_deals import LEVELS, pool_rows
 
 GAME, ROUND = rpb.RECORD_KIND_SOLITAIRE_GAME, rpb.RECORD_KIND_SOLITAIRE_ROUND
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS

@@ -1,6 +1,6 @@
 """The contract's field rules (``buf.validate`` options in the .proto) hold over both transports and both databases,
 the same way: INVALID_ARGUMENT / 400 naming the field, before anything is stored or searched. The OpenAPI side of
-the same rules is in tests/unit/api/test_openapi_rules.py."""
+the same rules is in tests/unit/adapters/test_openapi_rules.py."""
 
 from __future__ import annotations
 

@@ -14,15 +14,17 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.e2e.support import Grpc, Rest, Server, choose_move, draw, migrate, move_request, pb
-from tests.e2e.support import R as Reason
-
-RETRY_SECONDS = 2.0
-RECOVERY_TIMEOUT = 30.0
+from tests.e2e.outages import (
+    check_log,
+    readiness,
+    recovered,
+    refused_while_down,
+    sign_in_and_play,
+)
+from tests.e2e.support import Grpc, Rest, Server, migrate
 
 
 class TcpProxy:
@@ -123,62 +125,6 @@ def pg_proxy(postgres_url: str) -> Iterator[tuple[TcpProxy, str]]:
         proxy.cut()
 
 
-def _refused_while_down(clients: list[Rest | Grpc], game_ids: dict[str, str]) -> None:
-    """Every kind of request is refused with UNAVAILABLE and a retry delay, several times over."""
-    for _ in range(3):
-        for client in clients:
-            game_id = game_ids[client.name]
-            for reply in (
-                client.get_game(game_id),
-                client.create_game(pb.CreateGameRequest(preset="standard", winnable_only=False)),
-                client.list_games(),
-                client.play_move(pb.PlayMoveRequest(game_id=game_id, idempotency_key="down", move=draw())),
-            ):
-                err = reply.expect_error(Reason.ERROR_REASON_UNAVAILABLE)
-                assert "database" in err.message and "try again" in err.message, err
-                assert reply.retry_delay() == RETRY_SECONDS, (client.name, reply.raw, reply.headers)
-                assert err.retry_delay.ToTimedelta().total_seconds() == RETRY_SECONDS
-
-
-def _recovered(clients: list[Rest | Grpc], game_ids: dict[str, str]) -> None:
-    """Both transports answer again (without a restart), and a move can be played."""
-    deadline = time.monotonic() + RECOVERY_TIMEOUT
-    for client in clients:
-        while True:
-            reply = client.get_game(game_ids[client.name])
-            if reply.ok:
-                break
-            reply.expect_error(Reason.ERROR_REASON_UNAVAILABLE)
-            assert time.monotonic() < deadline, f"{client.name}: still refused after the database came back"
-            time.sleep(0.2)
-        game = reply.message.game
-        moved = client.play_move(move_request(game, choose_move(game), expected=game.version)).expect_ok()
-        assert moved.game.version == game.version + 1
-
-
-def _readiness(server: Server) -> tuple[int, dict[str, str]]:
-    resp = httpx.get(f"{server.http_url}/readyz", timeout=10)
-    checks: dict[str, str] = resp.json().get("checks", {})
-    return resp.status_code, checks
-
-
-def _check_log(server: Server) -> None:
-    text = server.log_text()
-    assert text.count("database unreachable") == 1, text
-    assert text.count("database reachable again") == 1, text
-    assert "Traceback" not in text and "unhandled error" not in text, text
-
-
-def _sign_in_and_play(server: Server) -> tuple[list[Rest | Grpc], dict[str, str]]:
-    """Clients signed in (that writes the database, so it happens while the database is up) with a game each."""
-    clients: list[Rest | Grpc] = [Rest(server.http_url), Grpc(server.grpc_target)]
-    game_ids = {}
-    for client in clients:
-        game = client.create_game(pb.CreateGameRequest(preset="standard", winnable_only=False)).expect_ok().game
-        game_ids[client.name] = game.id
-    return clients, game_ids
-
-
 def test_postgres_outage_is_unavailable_logged_once_and_recovers(
     pg_proxy: tuple[TcpProxy, str], tmp_path: Path
 ) -> None:
@@ -186,17 +132,17 @@ def test_postgres_outage_is_unavailable_logged_once_and_recovers(
     server = Server(url, tmp_path).start()
     clients: list[Rest | Grpc] = []
     try:
-        clients, game_ids = _sign_in_and_play(server)
+        clients, game_ids = sign_in_and_play(server)
         proxy.cut()
-        _refused_while_down(clients, game_ids)
-        status, checks = _readiness(server)
+        refused_while_down(clients, game_ids)
+        status, checks = readiness(server)
         assert status == 503 and checks["database"].startswith("unreachable: "), checks
         time.sleep(1.5)  # an outage that lasts: still one line in the log
-        _refused_while_down(clients, game_ids)
+        refused_while_down(clients, game_ids)
         proxy.restore()
-        _recovered(clients, game_ids)
-        assert _readiness(server)[0] == 200
-        _check_log(server)
+        recovered(clients, game_ids)
+        assert readiness(server)[0] == 200
+        check_log(server)
         assert any(f"unreachable: connection {how}" in server.log_text() for how in ("refused", "lost", "reset"))
     finally:
         for client in clients:
@@ -215,18 +161,18 @@ def test_sqlite_outage_is_unavailable_logged_once_and_recovers(tmp_path: Path) -
     server = Server(url, tmp_path).start()
     clients: list[Rest | Grpc] = []
     try:
-        clients, game_ids = _sign_in_and_play(server)
+        clients, game_ids = sign_in_and_play(server)
         away = tmp_path / "elsewhere"
         folder.rename(away)
         try:
-            _refused_while_down(clients, game_ids)
-            status, checks = _readiness(server)
+            refused_while_down(clients, game_ids)
+            status, checks = readiness(server)
             assert status == 503 and checks["database"].startswith("unreachable: "), checks
         finally:
             away.rename(folder)
-        _recovered(clients, game_ids)
-        assert _readiness(server)[0] == 200
-        _check_log(server)
+        recovered(clients, game_ids)
+        assert readiness(server)[0] == 200
+        check_log(server)
         assert "no such file or directory" in server.log_text()
     finally:
         for client in clients:

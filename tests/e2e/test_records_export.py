@@ -24,11 +24,10 @@ from google.protobuf import json_format
 
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import record_service_pb2 as rpb
-from golf.v1 import record_service_pb2_grpc, solitaire_pb2
+from golf.v1 import solitaire_pb2
+from tests.e2e.record_exports import NDJSON, grpc_export, rest_export
 from tests.e2e.support import GOLF, Grpc, R, Rest, Server, choose_move, move_request, new_key, pb
 from tests.e2e.tables import Tables
-
-NDJSON = "application/x-ndjson"
 
 
 @pytest.fixture(scope="module")
@@ -62,24 +61,6 @@ def finish_match(tables: Tables, rng: random.Random) -> tuple[cg.Table, cg.Table
         assert not table.seed and table.commitment == made.commitment
         table = tables.act(table.id, rng.choice(list(table.legal_moves))).expect_ok().table
     return made, table
-
-
-def rest_export(rest: Rest, **params: str) -> list[rpb.Record]:
-    with rest.http.stream("GET", "/v1/records:export", params=params) as resp:
-        assert resp.status_code == 200 and resp.headers["content-type"] == NDJSON
-        lines = [line for line in resp.iter_lines() if line]
-    out = []
-    for line in lines:
-        record = rpb.Record()
-        json_format.Parse(line, record)  # strict: each line one Record
-        out.append(record)
-    return out
-
-
-def grpc_export(client: Grpc, **fields: object) -> list[rpb.Record]:
-    stub = record_service_pb2_grpc.RecordServiceStub(client.channel)
-    call = stub.ExportRecords(rpb.ExportRecordsRequest(**fields), metadata=client.metadata, timeout=60)  # type: ignore[arg-type]
-    return [reply.record for reply in call]
 
 
 def verify(records: list[rpb.Record], path: Path) -> subprocess.CompletedProcess[str]:

@@ -18,11 +18,11 @@ from google.protobuf import json_format
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import record_service_pb2 as rpb
 from golf.v1 import solitaire_pb2
+from tests.e2e.hidden_information import Seen, check_payload
 from tests.e2e.identity import QUICK_RULES, finish, new_client, quick_game
 from tests.e2e.records import Records
 from tests.e2e.support import Client, Grpc, R, Reply, Rest, Server, choose_move, move_request, new_key, pb
 from tests.e2e.tables import Knowledge, Tables, check_hidden
-from tests.e2e.test_hidden_information import Seen, check_payload
 
 GAME, ROUND, MATCH = rpb.RECORD_KIND_SOLITAIRE_GAME, rpb.RECORD_KIND_SOLITAIRE_ROUND, rpb.RECORD_KIND_CARD_GOLF_MATCH
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS

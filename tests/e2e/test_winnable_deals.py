@@ -3,22 +3,14 @@ default for new games, the daily deal, and the pool of solved deals surviving a 
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import psycopg
-
 from golf.v1 import solitaire_pb2
+from tests.e2e.deal_pool import LEVELS, D, pool_rows
 from tests.e2e.support import Client, Grpc, R, Rest, Server, migrate, pb
 
-D = solitaire_pb2
-LEVELS = {
-    D.DIFFICULTY_EASY: "easy",
-    D.DIFFICULTY_MEDIUM: "medium",
-    D.DIFFICULTY_HARD: "hard",
-}
 # The documented measure (Deal.difficulty_score): EASY below 1,300 positions, HARD from 11,000.
 EASY_BELOW = 1_300
 HARD_FROM = 11_000
@@ -126,17 +118,6 @@ def test_daily_deal_refusals(client: Client) -> None:
         assert err.field == "date", (day, err)
     err = client.get_daily_deal(utc_day(), "no-such-preset").expect_error(R.ERROR_REASON_INVALID_ARGUMENT)
     assert err.field == "preset"
-
-
-# -- the pool of solved deals ----------------------------------------------------------------------------------
-def pool_rows(database_url: str) -> list[tuple[str, str, int]]:
-    """(difficulty, deal id, uses) of every row of the deal pool, oldest first, read straight from the database."""
-    query = "SELECT difficulty, deal_id, uses FROM deal_pool ORDER BY id"
-    if database_url.startswith("sqlite:///"):
-        with sqlite3.connect(database_url.removeprefix("sqlite:///")) as conn:
-            return [(str(d), str(i), int(u)) for d, i, u in conn.execute(query).fetchall()]
-    with psycopg.connect(database_url) as pg:
-        return [(str(d), str(i), int(u)) for d, i, u in pg.execute(query).fetchall()]
 
 
 def test_pool_survives_a_restart(database_url: str, tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ def _lines(caplog: pytest.LogCaptureFixture, text: str) -> list[logging.LogRecor
 async def _read(db: Database) -> int:
     """A short unit of work (a read in a transaction), as a request does."""
     async with db() as uow:
-        row = await asyncio.wait_for(uow.repo.tx.fetchone("SELECT count(*) AS n FROM games"), GUARD)
+        row = await asyncio.wait_for(uow.tx.fetchone("SELECT count(*) AS n FROM games"), GUARD)
     assert row is not None
     return int(row["n"])
 
@@ -44,7 +44,7 @@ async def _read(db: Database) -> int:
 async def _atomic(db: Database) -> int:
     """A unit of work of one statement outside a transaction (as a move's reads are)."""
     async with db() as uow:
-        row = await asyncio.wait_for(uow.repo.tx.fetchone_atomic("SELECT count(*) AS n FROM games"), GUARD)
+        row = await asyncio.wait_for(uow.tx.fetchone_atomic("SELECT count(*) AS n FROM games"), GUARD)
     assert row is not None
     return int(row["n"])
 
@@ -113,10 +113,10 @@ async def test_connections_cut_mid_transaction_are_unavailable_and_the_next_work
 ) -> None:
     proxy, db = proxied
     async with db() as uow:
-        await uow.repo.tx.fetchone("SELECT count(*) FROM games")  # a transaction begun
+        await uow.tx.fetchone("SELECT count(*) FROM games")  # a transaction begun
         proxy.cut()
         with pytest.raises(StorageUnavailable):
-            await asyncio.wait_for(uow.repo.tx.fetchone("SELECT count(*) FROM games"), GUARD)
+            await asyncio.wait_for(uow.tx.fetchone("SELECT count(*) FROM games"), GUARD)
     assert await _read(db) == 0
     assert await _atomic(db) == 0
 
@@ -149,8 +149,8 @@ async def test_connections_the_server_ended_while_idle_are_passed_over(
     connection, and nothing is refused."""
     proxy, db = proxied
     async with db() as one, db() as two:  # two connections in the pool
-        await one.repo.tx.fetchone("SELECT 1")
-        await two.repo.tx.fetchone("SELECT 1")
+        await one.tx.fetchone("SELECT 1")
+        await two.tx.fetchone("SELECT 1")
     proxy.end_idle()
     await asyncio.sleep(0.05)  # the FATAL messages are read
     for _ in range(3):
@@ -207,10 +207,10 @@ async def test_backends_terminated_mid_transaction_and_while_idle(migrated: str)
     try:
         assert await _read(db) == 0
         async with db() as uow:
-            await uow.repo.tx.fetchone("SELECT count(*) FROM games")
+            await uow.tx.fetchone("SELECT count(*) FROM games")
             terminate_backends(name)
             with pytest.raises(StorageUnavailable):
-                await asyncio.wait_for(uow.repo.tx.fetchone("SELECT count(*) FROM games"), GUARD)
+                await asyncio.wait_for(uow.tx.fetchone("SELECT count(*) FROM games"), GUARD)
         for _ in range(5):  # killed again and again between units of work: each one still answers or is refused
             terminate_backends(name)
             try:
@@ -272,7 +272,7 @@ async def test_a_connection_limit_reached_is_unavailable_logged_once(
         admin(f'ALTER ROLE "{name}" CONNECTION LIMIT 1')
         for _ in range(3):
             async with db() as holding:
-                await holding.repo.tx.fetchone("SELECT 1")  # the one connection allowed, held
+                await holding.tx.fetchone("SELECT 1")  # the one connection allowed, held
                 await asyncio.sleep(drivers.RETRY_CONNECT_AFTER)  # a new connection is tried, not refused at once
                 with pytest.raises(StorageUnavailable) as info:
                     await _read(db)

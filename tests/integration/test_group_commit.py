@@ -16,7 +16,7 @@ from golf.adapters.db.repository import Database
 from golf.app.errors import StorageUnavailable
 from golf.app.records import GameRecord, MoveRecord
 from golf.engine.solitaire.moves import Draw
-from tests.integration.test_storage import PLAYER, now, services
+from tests.integration.storage_services import PLAYER, now, services
 
 # A counter per name that must only go up by one: the condition of each entry, like a game's version.
 STEP = Grouped(
@@ -184,7 +184,7 @@ async def test_closing_refuses_new_entries_and_the_database_opens_again(postgres
     with pytest.raises(StorageUnavailable):
         await closed.fetchone(STEP, (1, "a", 0))
     async with db() as uow:  # a closed database opens again on its next unit of work, with a new writer
-        assert await uow.repo.tx.fetchone("SELECT 1 AS one") is not None
+        assert await uow.tx.fetchone("SELECT 1 AS one") is not None
     assert db.driver.group is not closed
     await db.dispose()
 
@@ -219,7 +219,7 @@ async def test_a_unit_of_work_that_only_sends_a_grouped_statement_takes_no_poole
     service = services(db)
     game = (await service.create_game(PLAYER, winnable_only=False)).game
     async with db() as holder:  # the pool's only connection, in a transaction
-        await holder.repo.tx.execute("SELECT 1")
+        await holder.tx.execute("SELECT 1")
         stored = await asyncio.wait_for(
             _record(db, MoveRecord(game.id, 1, "T", "k", now()), replace(game, version=1, line=["T"]), 0, None), 5
         )
@@ -239,7 +239,7 @@ async def pg_database(postgres_url: str) -> AsyncIterator[Database]:
 
 async def _record(db: Database, entry: MoveRecord, game: GameRecord, expected: int, undo_of: int | None) -> int | None:
     async with db() as uow:
-        hints = await uow.repo.record_change(entry, game, expected, undo_of)
+        hints = await uow.games.record_change(entry, game, expected, undo_of)
         await uow.commit()
         return hints
 

@@ -101,11 +101,11 @@ async def store(database: UnitOfWorkFactory, *records: object) -> None:
     async with database() as uow:
         for r in records:
             if isinstance(r, DealRecord):
-                await uow.repo.add_deal(r)
+                await uow.deals.add_deal(r)
             elif isinstance(r, RoundRecord):
-                await uow.repo.add_round(r)
+                await uow.rounds.add_round(r)
             elif isinstance(r, GameRecord):
-                await uow.repo.add_game(r)
+                await uow.games.add_game(r)
             else:
                 raise TypeError(r)
         await uow.commit()
@@ -115,14 +115,14 @@ async def refused(database: UnitOfWorkFactory, game: GameRecord) -> str:
     """The constraint that refused ``game`` (it fails the test if the game is stored)."""
     async with database() as uow:
         with pytest.raises(AlreadyStored) as err:
-            await uow.repo.add_game(game)
+            await uow.games.add_game(game)
     return err.value.constraint
 
 
 async def finish(database: UnitOfWorkFactory, game: GameRecord, status: str = "won") -> GameRecord:
     done = replace(game, version=game.version + 1, status=status, line=["T"], finished_at=at(999))
     async with database() as uow:
-        assert await uow.repo.record_change(MoveRecord(game.id, done.version, "T", new_id(), at(999)), done,
+        assert await uow.games.record_change(MoveRecord(game.id, done.version, "T", new_id(), at(999)), done,
                                             game.version, None) is not None  # fmt: skip
         await uow.commit()
     return done
@@ -184,9 +184,9 @@ async def test_migration_0004_gives_existing_rows_owners_and_seed_sources(databa
     db = Database(database_url)
     try:
         async with db() as uow:
-            game = await uow.repo.get_game(game_id)
-            round_ = await uow.repo.get_round(round_id)
-            assert (await uow.repo.get_deal(pysol.id)) == replace(pysol, algorithm="pysolfc", seed_source="pysol")
+            game = await uow.games.get_game(game_id)
+            round_ = await uow.rounds.get_round(round_id)
+            assert (await uow.deals.get_deal(pysol.id)) == replace(pysol, algorithm="pysolfc", seed_source="pysol")
         assert game is not None and round_ is not None
         assert (game.owner_id, game.practice, game.holds_deal, game.autoplay_assists) == (LEGACY_OWNER, False, False, 0)
         assert round_.owner_id == LEGACY_OWNER
@@ -222,7 +222,7 @@ async def test_a_held_deal_has_one_game_in_progress(database: UnitOfWorkFactory)
     first = game_record(deal.id, P1, holds_deal=True)
     await store(database, deal, first)
     async with database() as uow:
-        assert await uow.repo.deal_use(deal.id, P2) == DealUse(held=True, owner_games=0, daily=False)
+        assert await uow.deals.deal_use(deal.id, P2) == DealUse(held=True, owner_games=0, daily=False)
 
     assert "uq_games_deal_in_play" in await refused(database, game_record(deal.id, P2, holds_deal=True))
     # A game that does not hold the deal may be played beside it.
@@ -230,11 +230,11 @@ async def test_a_held_deal_has_one_game_in_progress(database: UnitOfWorkFactory)
 
     await finish(database, first)
     async with database() as uow:
-        assert await uow.repo.deal_use(deal.id, P1) == DealUse(held=False, owner_games=1, daily=False)
+        assert await uow.deals.deal_use(deal.id, P1) == DealUse(held=False, owner_games=1, daily=False)
     second = game_record(deal.id, P2, holds_deal=True)
     await store(database, second)
     async with database() as uow:
-        assert (await uow.repo.get_game(second.id)) == second
+        assert (await uow.games.get_game(second.id)) == second
 
 
 async def test_a_player_has_one_scored_game_per_deal(database: UnitOfWorkFactory) -> None:
@@ -249,8 +249,8 @@ async def test_a_player_has_one_scored_game_per_deal(database: UnitOfWorkFactory
     await store(database, practice, game_record(deal.id, P1, practice=True), game_record(deal.id, P2))
     await store(database, game_record(deal.id, LEGACY_OWNER), game_record(deal.id, LEGACY_OWNER))
     async with database() as uow:
-        assert (await uow.repo.deal_use(deal.id, P1)).owner_games == 3
-        stored = await uow.repo.get_game(practice.id)
+        assert (await uow.deals.deal_use(deal.id, P1)).owner_games == 3
+        stored = await uow.games.get_game(practice.id)
     assert stored is not None and stored.practice is True
 
 
@@ -273,11 +273,11 @@ async def test_record_change_writes_autoplay_assists_and_keeps_the_owner(databas
     await store(database, deal, game)
     moved = replace(game, version=1, line=["A:T"], autoplay_assists=1, undos_used=1, updated_at=at(5))
     async with database() as uow:
-        hints = await uow.repo.record_change(MoveRecord(game.id, 1, "A:T", "k", at(5)), moved, 0, None)
+        hints = await uow.games.record_change(MoveRecord(game.id, 1, "A:T", "k", at(5)), moved, 0, None)
         await uow.commit()
     assert hints == 2
     async with database() as uow:
-        assert await uow.repo.get_game(game.id) == moved
+        assert await uow.games.get_game(game.id) == moved
 
 
 # -- listings ------------------------------------------------------------------------------------------------
@@ -296,7 +296,7 @@ async def test_list_games_filters_and_pages_per_owner(database: UnitOfWorkFactor
 
     async def ids(where: GameFilter, owner: str = P1, limit: int = 10) -> list[str]:
         async with database() as uow:
-            return [g.id for g in await uow.repo.list_games(owner, limit, None, where)]
+            return [g.id for g in await uow.games.list_games(owner, limit, None, where)]
 
     assert await ids(GameFilter()) == [g.id for g in mine]
     assert await ids(GameFilter(), P2) == [games[5].id]
@@ -314,7 +314,7 @@ async def test_list_games_filters_and_pages_per_owner(database: UnitOfWorkFactor
     after = None
     while True:
         async with database() as uow:
-            page = await uow.repo.list_games(P1, 2, after, GameFilter())
+            page = await uow.games.list_games(P1, 2, after, GameFilter())
         if not page:
             break
         seen += page
@@ -340,7 +340,7 @@ async def test_list_rounds_filters_on_finished(database: UnitOfWorkFactory) -> N
 
     async def ids(where: RoundFilter, owner: str = P1, after: tuple[datetime, str] | None = None) -> list[str]:
         async with database() as uow:
-            return [r.id for r in await uow.repo.list_rounds(owner, 10, after, where)]
+            return [r.id for r in await uow.rounds.list_rounds(owner, 10, after, where)]
 
     assert await ids(RoundFilter()) == [fresh.id, playing.id, done.id]
     assert await ids(RoundFilter(finished=True)) == [done.id]
@@ -351,7 +351,7 @@ async def test_list_rounds_filters_on_finished(database: UnitOfWorkFactory) -> N
     assert await ids(RoundFilter(created_before=at(10))) == [done.id]
     assert await ids(RoundFilter(), after=(playing.created_at, playing.id)) == [done.id]
     async with database() as uow:
-        assert await uow.repo.list_rounds(P1, 1, None, RoundFilter()) == [fresh]
+        assert await uow.rounds.list_rounds(P1, 1, None, RoundFilter()) == [fresh]
 
 
 # -- the pool ------------------------------------------------------------------------------------------------
@@ -362,12 +362,12 @@ async def test_pool_take_skips_the_players_deals_and_held_ones(database: UnitOfW
     await store(database, *deals, mine, held)
     async with database() as uow:
         for deal in deals:
-            await uow.repo.pool_add("wrap", "easy", deal.id)
+            await uow.deals.pool_add("wrap", "easy", deal.id)
         await uow.commit()
 
     async def take(player: str, difficulty: str | None = None) -> str | None:
         async with database() as uow:
-            deal_id = await uow.repo.pool_take("wrap", difficulty, player)
+            deal_id = await uow.deals.pool_take("wrap", difficulty, player)
             await uow.commit()
         return deal_id
 
@@ -382,33 +382,33 @@ async def test_pool_take_skips_the_players_deals_and_held_ones(database: UnitOfW
     # deals[1] is the least dealt (once), but P2 has a game on it: the oldest of the twice dealt instead.
     assert await take(P2) == deals[0].id
     async with database() as uow:
-        assert await uow.repo.pool_counts("wrap", "easy") == (0, 3)
+        assert await uow.deals.pool_counts("wrap", "easy") == (0, 3)
 
 
 async def test_pool_claim_fresh_takes_a_never_dealt_deal_out_for_good(database: UnitOfWorkFactory) -> None:
     dealt, fresh_hard, fresh_easy, other = (deal_record() for _ in range(4))
     await store(database, dealt, fresh_hard, fresh_easy, other)
     async with database() as uow:
-        await uow.repo.pool_add("wrap", "easy", dealt.id)
-        await uow.repo.pool_add("wrap", "hard", fresh_hard.id)
-        await uow.repo.pool_add("wrap", "easy", fresh_easy.id)
-        await uow.repo.pool_add("standard", "easy", other.id)
-        assert await uow.repo.pool_take("wrap", "easy", P1) == dealt.id
+        await uow.deals.pool_add("wrap", "easy", dealt.id)
+        await uow.deals.pool_add("wrap", "hard", fresh_hard.id)
+        await uow.deals.pool_add("wrap", "easy", fresh_easy.id)
+        await uow.deals.pool_add("standard", "easy", other.id)
+        assert await uow.deals.pool_take("wrap", "easy", P1) == dealt.id
         await uow.commit()
 
     async with database() as uow:  # rolled back: the pool keeps it
-        assert await uow.repo.pool_claim_fresh("wrap") == fresh_hard.id
+        assert await uow.deals.pool_claim_fresh("wrap") == fresh_hard.id
     async with database() as uow:
-        assert await uow.repo.pool_claim_fresh("wrap") == fresh_hard.id  # any difficulty, oldest first
+        assert await uow.deals.pool_claim_fresh("wrap") == fresh_hard.id  # any difficulty, oldest first
         await uow.commit()
     async with database() as uow:
-        assert await uow.repo.pool_counts("wrap", "hard") == (0, 0)
-        assert await uow.repo.pool_claim_fresh("wrap") == fresh_easy.id
-        assert await uow.repo.pool_claim_fresh("wrap") is None  # the dealt one is never claimed
+        assert await uow.deals.pool_counts("wrap", "hard") == (0, 0)
+        assert await uow.deals.pool_claim_fresh("wrap") == fresh_easy.id
+        assert await uow.deals.pool_claim_fresh("wrap") is None  # the dealt one is never claimed
         await uow.commit()
     async with database() as uow:
-        assert await uow.repo.pool_counts("wrap", "easy") == (0, 1)
-        assert await uow.repo.pool_counts("standard", "easy") == (1, 1)
+        assert await uow.deals.pool_counts("wrap", "easy") == (0, 1)
+        assert await uow.deals.pool_counts("standard", "easy") == (1, 1)
 
 
 async def test_concurrent_claims_get_different_deals_on_postgres(postgres_url: str) -> None:
@@ -426,28 +426,30 @@ async def _concurrent_claims(database: Database) -> None:
     await store(database, *deals)
     async with database() as uow:
         for deal in deals:
-            await uow.repo.pool_add("wrap", "easy", deal.id)
+            await uow.deals.pool_add("wrap", "easy", deal.id)
         await uow.commit()
     async with database() as first, database() as second:
         # The first claim's row is locked: the second skips it instead of waiting.
-        a = await first.repo.pool_claim_fresh("wrap")
-        b = await second.repo.pool_claim_fresh("wrap")
+        a = await first.deals.pool_claim_fresh("wrap")
+        b = await second.deals.pool_claim_fresh("wrap")
         assert {a, b} == {d.id for d in deals}
         await first.commit()
         await second.commit()
     async with database() as uow:
-        assert await uow.repo.pool_counts("wrap", "easy") == (0, 0)
+        assert await uow.deals.pool_counts("wrap", "easy") == (0, 0)
 
 
 async def test_deal_use_knows_daily_deals(database: UnitOfWorkFactory) -> None:
     deal = deal_record(seed_source="client")
     await store(database, deal, game_record(deal.id, P1, practice=True, status="won"))
     async with database() as uow:
-        await uow.repo.daily_add("2026-03-01", "wrap", deal.id, DAY_END)
+        await uow.deals.daily_add("2026-03-01", "wrap", deal.id, DAY_END)
         await uow.commit()
     async with database() as uow:
-        assert await uow.repo.deal_use(deal.id, P1) == DealUse(held=False, owner_games=1, daily=True, closed_at=DAY_END)
-        assert await uow.repo.get_deal(deal.id) == deal  # seed_source read back
+        assert await uow.deals.deal_use(deal.id, P1) == DealUse(
+            held=False, owner_games=1, daily=True, closed_at=DAY_END
+        )
+        assert await uow.deals.get_deal(deal.id) == deal  # seed_source read back
 
 
 # -- players and refresh tokens ------------------------------------------------------------------------------
@@ -457,36 +459,38 @@ async def test_players_are_unique_per_issuer_and_subject(database: UnitOfWorkFac
     portal = PlayerRecord(P3, "Ada", T0, "https://portal.example", "sub-1")
     async with database() as uow:
         for player in (guest1, guest2, portal):
-            await uow.repo.add_player(player)
+            await uow.players.add_player(player)
         await uow.commit()
     async with database() as uow:
         with pytest.raises(AlreadyStored) as err:
-            await uow.repo.add_player(PlayerRecord(new_id(), "Eve", T0, "https://portal.example", "sub-1"))
+            await uow.players.add_player(PlayerRecord(new_id(), "Eve", T0, "https://portal.example", "sub-1"))
     assert err.value.constraint == "uq_players_issuer_subject"
     async with database() as uow:
-        await uow.repo.add_player(PlayerRecord(new_id(), "Bob", T0, "https://other.example", "sub-1"))
-        assert await uow.repo.get_player(P1) == guest1
-        assert await uow.repo.find_player("https://portal.example", "sub-1") == portal
-        assert await uow.repo.find_player("https://portal.example", "sub-2") is None
-        assert await uow.repo.get_player(new_id()) is None
+        await uow.players.add_player(PlayerRecord(new_id(), "Bob", T0, "https://other.example", "sub-1"))
+        assert await uow.players.get_player(P1) == guest1
+        assert await uow.players.find_player("https://portal.example", "sub-1") == portal
+        assert await uow.players.find_player("https://portal.example", "sub-2") is None
+        assert await uow.players.get_player(new_id()) is None
 
 
 async def test_refresh_tokens_are_found_by_hash_and_revoked_once(database: UnitOfWorkFactory) -> None:
     token = RefreshTokenRecord(new_id(), P1, "a" * 64, T0, at(3600))
     async with database() as uow:
-        await uow.repo.add_player(PlayerRecord(P1, "Guest", T0))
-        await uow.repo.add_refresh_token(token)
+        await uow.players.add_player(PlayerRecord(P1, "Guest", T0))
+        await uow.refresh_tokens.add_refresh_token(token)
         await uow.commit()
     async with database() as uow:
         with pytest.raises(AlreadyStored) as err:
-            await uow.repo.add_refresh_token(replace(token, id=new_id()))
+            await uow.refresh_tokens.add_refresh_token(replace(token, id=new_id()))
     assert err.value.constraint == "uq_refresh_tokens_hash"
     async with database() as uow:
-        assert await uow.repo.find_refresh_token("a" * 64) == token
-        assert await uow.repo.find_refresh_token("b" * 64) is None
-        assert await uow.repo.revoke_refresh_token("a" * 64, at(60)) is True
-        assert await uow.repo.revoke_refresh_token("a" * 64, at(120)) is True  # already revoked: kept as it was
-        assert await uow.repo.revoke_refresh_token("b" * 64, at(60)) is False
+        assert await uow.refresh_tokens.find_refresh_token("a" * 64) == token
+        assert await uow.refresh_tokens.find_refresh_token("b" * 64) is None
+        assert await uow.refresh_tokens.revoke_refresh_token("a" * 64, at(60)) is True
+        assert (
+            await uow.refresh_tokens.revoke_refresh_token("a" * 64, at(120)) is True
+        )  # already revoked: kept as it was
+        assert await uow.refresh_tokens.revoke_refresh_token("b" * 64, at(60)) is False
         await uow.commit()
     async with database() as uow:
-        assert await uow.repo.find_refresh_token("a" * 64) == replace(token, revoked_at=at(60))
+        assert await uow.refresh_tokens.find_refresh_token("a" * 64) == replace(token, revoked_at=at(60))

@@ -16,7 +16,7 @@ from golf.adapters.ratelimit import Limits, rules_from_settings
 from golf.adapters.settings import Settings
 from golf.app.errors import RateLimited
 from golf.app.players import PlayerService
-from tests.unit.app.conftest import FakeTokens
+from tests.unit.app.fake_ports import FakeTokens
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 KEY = "player-1234"

@@ -58,8 +58,8 @@ def deal(deal_id: str) -> DealRecord:
 async def seed_players(db: Database, issuers: list[str]) -> None:
     async with db() as uow:
         for n, issuer in enumerate(issuers):
-            await uow.repo.add_player(PlayerRecord(player_id(n), f"Player {n}", T0, issuer, f"sub-{n}"))
-        await uow.repo.add_deal(deal(DEAL))
+            await uow.players.add_player(PlayerRecord(player_id(n), f"Player {n}", T0, issuer, f"sub-{n}"))
+        await uow.deals.add_deal(deal(DEAL))
         await uow.commit()
 
 
@@ -205,7 +205,7 @@ async def test_deal_stats_list_the_hardest_and_easiest_with_enough_plays(databas
     outcomes = {"d-hard": (10, 1), "d-easy": (10, 9), "d-mid": (12, 6), "d-few": (2, 0)}
     async with database() as uow:
         for deal_id, (plays, wins) in outcomes.items():
-            await uow.repo.add_deal(deal(deal_id))
+            await uow.deals.add_deal(deal(deal_id))
             for n in range(plays):
                 await uow.records.add_deal_result(deal_id, "standard", n < wins, 5, 1000)
         await uow.commit()

@@ -15,7 +15,7 @@ from golf.app.record_queries import RecordQueries
 from golf.app.records import GameSnapshot
 from golf.engine.solitaire.moves import Move, PlayColumn
 from tests.finished import Clock, finish_game
-from tests.integration.test_storage import built
+from tests.integration.storage_services import built
 
 ANN = Caller("00000000-0000-0000-0000-00000000000a")
 
@@ -24,7 +24,7 @@ ANN = Caller("00000000-0000-0000-0000-00000000000a")
 async def database(migrated_url: str) -> AsyncIterator[Database]:
     db = Database(migrated_url, pool_size=4)
     async with db() as uow:
-        await uow.repo.add_player(PlayerRecord(ANN.player_id, "Ann", Clock()(), "golf"))
+        await uow.players.add_player(PlayerRecord(ANN.player_id, "Ann", Clock()(), "golf"))
         await uow.commit()
     yield db
     await db.dispose()

@@ -47,7 +47,7 @@ async def world(migrated_url: str) -> AsyncIterator[World]:
     services = build_services(db, clock, InlineSolver(), DealSettings(pool_size=0), Tokens(), NoLimits())
     for caller, name in ((ANN, "Ann"), (BOB, "Bob"), (CAT, "Cat")):
         async with db() as uow:
-            await uow.repo.add_player(PlayerRecord(caller.player_id, name, clock.now))
+            await uow.players.add_player(PlayerRecord(caller.player_id, name, clock.now))
             await uow.commit()
     yield World(db, services, clock)
     await db.dispose()
@@ -78,7 +78,7 @@ async def close_deal(world: World, game_id: str, ago: timedelta = timedelta(days
     """Close the deal of ``game_id`` ``ago`` (as the day of a daily deal ends, or a pool deal leaves the pool):
     once no ranked game on it is in progress, its games are anyone's to export (``golf.app.reveals``)."""
     async with world.db() as uow:
-        await uow.repo.tx.execute(
+        await uow.tx.execute(
             "UPDATE deals SET closed_at = ? WHERE id = (SELECT deal_id FROM games WHERE id = ?)",
             world.clock.now - ago,
             game_id,
@@ -92,7 +92,7 @@ async def ensure_rows(
     """The records rows of a finished game or match, written here when the finishing move wrote none (so these
     tests do not depend on the recording code): one per player, the first the lead."""
     async with db() as uow:
-        tx = uow.repo.tx
+        tx = uow.tx
         found = await tx.fetchone("SELECT COUNT(*) AS n FROM records WHERE kind = ? AND record_id = ?", kind, record_id)
         if found is not None and found["n"]:
             return
@@ -123,7 +123,7 @@ async def add_row(
         await tx.execute(sql, *args)  # type: ignore[attr-defined]
         return
     async with db() as uow:
-        await uow.repo.tx.execute(sql, *args)
+        await uow.tx.execute(sql, *args)
         await uow.commit()
 
 
@@ -256,7 +256,7 @@ async def test_nothing_of_an_unfinished_game_or_match(world: World) -> None:
         text = b"".join(to_json(r) for r in records)
         assert b"still-playing" not in text and table.table_id.encode() not in text
     async with world.db() as uow:
-        row = await uow.repo.tx.fetchone("SELECT seed FROM card_golf_tables WHERE id = ?", table.table_id)
+        row = await uow.tx.fetchone("SELECT seed FROM card_golf_tables WHERE id = ?", table.table_id)
     assert row is not None and row["seed"].encode() not in text
 
 
@@ -264,11 +264,11 @@ async def test_private_portals_players(world: World) -> None:
     dan = Caller(str(uuid.UUID(int=4)), PORTAL)
     eve = Caller(str(uuid.UUID(int=5)), PORTAL)
     async with world.db() as uow:
-        await uow.repo.add_player(PlayerRecord(dan.player_id, "Dan", world.clock.now, PORTAL, "dan"))
+        await uow.players.add_player(PlayerRecord(dan.player_id, "Dan", world.clock.now, PORTAL, "dan"))
         await uow.commit()
     game = await finished_game(world, dan, "portal-game")
     async with world.db() as uow:  # the portal's players' rows carry their issuer (written here if need be)
-        await uow.repo.tx.execute("UPDATE records SET issuer = ? WHERE record_id = ?", PORTAL, game)
+        await uow.tx.execute("UPDATE records SET issuer = ? WHERE record_id = ?", PORTAL, game)
         await uow.commit()
     hidden = (PORTAL,)
     assert await export(world, CAT, hidden) == []

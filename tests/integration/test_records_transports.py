@@ -39,7 +39,7 @@ NDJSON = "application/x-ndjson"
 
 
 class BearerIsPlayer:
-    """``Bearer <player id>``: the player (the real tokens are tested in tests/unit/auth)."""
+    """``Bearer <player id>``: the player (the real tokens are tested in tests/unit/adapters/auth)."""
 
     async def verify(self, authorization: str | None) -> Caller:
         if not authorization or not authorization.startswith("Bearer "):

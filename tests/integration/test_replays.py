@@ -40,12 +40,12 @@ from golf.engine.solitaire.state import Status
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import record_service_pb2 as rpb
 from golf.v1 import solitaire_pb2
+from tests.e2e.hidden_information import Seen, check_payload
 from tests.e2e.support import Reply
 from tests.e2e.tables import Knowledge, check_hidden
-from tests.e2e.test_hidden_information import Seen, check_payload
 from tests.finished import NoLimits, Tokens
-from tests.integration.test_table_service import choose
-from tests.unit.app.test_tables import scan
+from tests.integration.table_play import choose
+from tests.unit.app.table_checks import scan
 
 ANN = Caller(str(uuid.UUID(int=1)))
 BOB = Caller(str(uuid.UUID(int=2)))
@@ -155,7 +155,7 @@ async def test_a_game_is_replayed_step_by_step_as_it_was_played(world: World) ->
     seen = await play_game(world, ANN)
     game_id = seen[0].game.id
     async with world.replays.uow() as uow:
-        log = await uow.repo.get_moves(game_id)
+        log = await uow.games.get_moves(game_id)
     assert any(m.code == "U" for m in log) and any(m.code.startswith("A:") for m in log)
     # Its player replays it at once; anyone else is refused while its deal (made for it, never closed) is in play.
     with pytest.raises(DealInPlay):

@@ -14,43 +14,15 @@ import sqlalchemy as sa
 from golf.adapters.db.migrate import at_head, upgrade
 from golf.adapters.db.repository import Database
 from golf.adapters.db.urls import sync_url
-from golf.app.dealing import DealSettings
 from golf.app.errors import Conflict
-from golf.app.identity import AccessToken, Caller
+from golf.app.identity import Caller
 from golf.app.ports import DuplicateMove
 from golf.app.records import DealStanding, MoveRecord
-from golf.app.services import Services, build_services
-from golf.app.solitaire import SolitaireService
-from golf.app.solving import InlineSolver
 from golf.engine.solitaire.moves import Draw
 from golf.engine.solitaire.state import Status
+from tests.integration.storage_services import PLAYER, built, now, services
 
-PLAYER = Caller("00000000-0000-0000-0000-000000000001")
 EVICTED = datetime(2026, 3, 2, 8, 30, tzinfo=UTC)
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
-
-
-class NoLimits:
-    """Rate limits are not what these tests are about."""
-
-    async def hit(self, limit: str, key: str) -> None:
-        return None
-
-
-class NoTokens:
-    def issue(self, player_id: str) -> AccessToken:
-        raise AssertionError("these tests sign no one in")
-
-
-def built(database: Database) -> Services:
-    return build_services(database, now, InlineSolver(), DealSettings(solver_budget=300_000), NoTokens(), NoLimits())
-
-
-def services(database: Database) -> SolitaireService:
-    return built(database).games
 
 
 @pytest.fixture
@@ -80,7 +52,7 @@ async def test_the_database_refuses_a_second_move_per_seq_and_per_key(database: 
     game = (await service.create_game(PLAYER, winnable_only=False)).game
     moved = replace(game, version=1, line=["T"])
     async with database() as uow:
-        assert await uow.repo.record_change(MoveRecord(game.id, 1, "T", "a", now()), moved, 0, None) == 0
+        assert await uow.games.record_change(MoveRecord(game.id, 1, "T", "a", now()), moved, 0, None) == 0
         await uow.commit()
     for move, key_taken in (
         (MoveRecord(game.id, 1, "T", "b", now()), False),
@@ -88,14 +60,14 @@ async def test_the_database_refuses_a_second_move_per_seq_and_per_key(database: 
     ):
         async with database() as uow:
             with pytest.raises(DuplicateMove) as err:
-                await uow.repo.record_change(move, replace(moved, version=2), 1, None)
+                await uow.games.record_change(move, replace(moved, version=2), 1, None)
             assert err.value.key_taken is key_taken
     # A game no longer at the expected version stores nothing, not even the log entry.
     async with database() as uow:
-        assert await uow.repo.record_change(MoveRecord(game.id, 2, "T", "c", now()), moved, 0, None) is None
+        assert await uow.games.record_change(MoveRecord(game.id, 2, "T", "c", now()), moved, 0, None) is None
     async with database() as uow:
-        assert [m.seq for m in await uow.repo.get_moves(game.id)] == [1]
-        stored = await uow.repo.get_game(game.id)
+        assert [m.seq for m in await uow.games.get_moves(game.id)] == [1]
+        stored = await uow.games.get_game(game.id)
         assert stored is not None and stored.version == 1
     # The constraint holds for raw SQL too, not only through our code.
     engine = sa.create_engine(sync_url(database.url))
@@ -122,8 +94,8 @@ async def test_concurrent_moves_are_serialised(database: Database) -> None:
     versions = sorted(r.game.version for r in done)
     assert versions == list(range(1, len(done) + 1))
     async with database() as uow:
-        log = await uow.repo.get_moves(game.id)
-        stored = await uow.repo.get_game(game.id)
+        log = await uow.games.get_moves(game.id)
+        stored = await uow.games.get_game(game.id)
     assert [m.seq for m in log] == versions
     assert stored is not None and stored.version == len(done) == len(stored.line)
 
@@ -135,7 +107,7 @@ async def test_concurrent_retries_store_once(database: Database) -> None:
     assert {r.game.version for r in results} == {1}
     assert sum(not r.replayed for r in results) == 1
     async with database() as uow:
-        assert len(await uow.repo.get_moves(game.id)) == 1
+        assert len(await uow.games.get_moves(game.id)) == 1
 
 
 async def test_game_survives_a_restart_and_replays_from_its_log(migrated_url: str) -> None:
@@ -152,7 +124,7 @@ async def test_game_survives_a_restart_and_replays_from_its_log(migrated_url: st
         restored = await again.get_game(PLAYER, snap.game.id)
         assert restored.state == snap.state and restored.game.version == 5
         async with second() as uow:
-            log = await uow.repo.get_moves(snap.game.id)
+            log = await uow.games.get_moves(snap.game.id)
         assert [m.code for m in log] == restored.game.line
         while restored.state.status is Status.IN_PROGRESS:
             restored = await again.play_move(
@@ -199,26 +171,26 @@ async def test_the_pool_deals_the_least_dealt_first_and_evicts_the_most_dealt(da
     deals = [await service.create_deal(PLAYER, "wrap", seed=f"s{i}") for i in range(3)]
     async with database() as uow:
         for deal in deals:
-            await uow.repo.pool_add("wrap", "easy", deal.id)
+            await uow.deals.pool_add("wrap", "easy", deal.id)
         await uow.commit()
     taken = []
     for _ in range(4):
         async with database() as uow:
-            taken.append(await uow.repo.pool_take("wrap", None, PLAYER.player_id))
+            taken.append(await uow.deals.pool_take("wrap", None, PLAYER.player_id))
             await uow.commit()
     assert taken == [deals[0].id, deals[1].id, deals[2].id, deals[0].id]
     async with database() as uow:
-        assert await uow.repo.pool_take("wrap", "hard", PLAYER.player_id) is None
-        assert await uow.repo.pool_counts("wrap", "easy") == (0, 3)
-        await uow.repo.pool_evict("wrap", "easy", EVICTED)  # deals[0] was dealt twice
+        assert await uow.deals.pool_take("wrap", "hard", PLAYER.player_id) is None
+        assert await uow.deals.pool_counts("wrap", "easy") == (0, 3)
+        await uow.deals.pool_evict("wrap", "easy", EVICTED)  # deals[0] was dealt twice
         await uow.commit()
     async with database() as uow:
-        assert await uow.repo.pool_counts("wrap", "easy") == (0, 2)
+        assert await uow.deals.pool_counts("wrap", "easy") == (0, 2)
         # The deal that left the pool is closed (never dealt fresh again); the others are not.
-        assert await uow.repo.deal_standing(deals[0].id) == DealStanding(closed_at=EVICTED, ranked_in_play=False)
-        assert await uow.repo.deal_standing(deals[1].id) == DealStanding(closed_at=None, ranked_in_play=False)
-        assert await uow.repo.deal_standing("no-such-deal") is None
-        assert await uow.repo.pool_take("wrap", "easy", PLAYER.player_id) == deals[1].id
+        assert await uow.deals.deal_standing(deals[0].id) == DealStanding(closed_at=EVICTED, ranked_in_play=False)
+        assert await uow.deals.deal_standing(deals[1].id) == DealStanding(closed_at=None, ranked_in_play=False)
+        assert await uow.deals.deal_standing("no-such-deal") is None
+        assert await uow.deals.pool_take("wrap", "easy", PLAYER.player_id) == deals[1].id
 
 
 async def test_two_requests_for_the_next_hole_start_one_hole(database: Database) -> None:

@@ -17,7 +17,7 @@ from golf.app.identity import Caller
 from golf.app.tables import MatchEnd, TableStatus
 from golf.app.tables.read_model import StaleTableVersion, TableSnapshot
 from golf.app.tables.service import TableService
-from golf.engine.cardgolf import Knock, Move
+from tests.integration.table_play import choose
 
 ANN = Caller(str(uuid.UUID(int=1)))
 BOB = Caller(str(uuid.UUID(int=2)))
@@ -55,11 +55,6 @@ async def two_people_and_a_bot(tables: TableService, holes: int = 2) -> TableSna
     await tables.join(BOB, "bob", join_code=made.join_code)
     await tables.add_bot(ANN, made.table_id, "greedy", "bot")
     return await tables.start(ANN, made.table_id, "go")
-
-
-def choose(legal: tuple[Move, ...], rng: random.Random) -> Move:
-    plain = [m for m in legal if not isinstance(m, Knock)]
-    return rng.choice(plain if plain and rng.random() < 0.9 else list(legal))
 
 
 async def play(

@@ -151,9 +151,9 @@ def sender_with(database: Database, clock: Clock, **knobs: object) -> WebhookSen
 async def add_players(db: Database, clock: Clock) -> None:
     async with db() as uow:
         for caller in (ANN, BOB):
-            await uow.repo.add_player(PlayerRecord(caller.player_id, "p", clock()))
+            await uow.players.add_player(PlayerRecord(caller.player_id, "p", clock()))
         for caller in (PAT, BACKEND):
-            await uow.repo.add_player(PlayerRecord(caller.player_id, "p", clock(), PORTAL, caller.player_id))
+            await uow.players.add_player(PlayerRecord(caller.player_id, "p", clock(), PORTAL, caller.player_id))
         await uow.commit()
 
 

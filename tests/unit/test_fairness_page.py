@@ -17,7 +17,7 @@ from pysol_cards.deal_game import Game
 from pysol_cards.random_base import RandomBase
 
 from golf.api.convert import rules_to_proto as solitaire_rules_to_proto
-from golf.api.table_convert import rules_overrides, rules_to_proto
+from golf.api.table_rules_convert import rules_overrides, rules_to_proto
 from golf.engine.cardgolf import options as card_golf_options
 from golf.engine.cardgolf.house_rules import HOUSE_RULES
 from golf.engine.cardgolf.presets import HISTORY, PRESETS

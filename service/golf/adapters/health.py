@@ -69,7 +69,7 @@ class Readiness:
     async def _current_revisions(self) -> set[str]:
         async with self.database() as uow:
             try:
-                rows = await uow.repo.tx.fetchall("SELECT version_num FROM alembic_version")
+                rows = await uow.tx.fetchall("SELECT version_num FROM alembic_version")
             except Exception as err:
                 if "alembic_version" not in str(err):  # the database failed, not the query
                     raise

@@ -12,13 +12,11 @@ from golf.api.table_convert import (
     BOT_LEVELS,
     BOT_PERSONALITIES,
     bot_from_proto,
-    house_rule_rules,
     missed_action_from_proto,
     move_from_proto,
-    rules_overrides,
-    rules_to_proto,
     table_to_proto,
 )
+from golf.api.table_rules_convert import house_rule_rules, rules_overrides, rules_to_proto
 from golf.app.errors import InvalidArgument
 from golf.app.tables.options import DEFAULT_PRESET
 from golf.app.tables.service import TableService

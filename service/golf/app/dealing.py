@@ -138,8 +138,8 @@ class Dealer:
         name, rules = resolve_rules(preset, overrides)
         if name != "custom":
             async with self.uow() as uow:
-                deal_id = await uow.repo.pool_take(name, difficulty.value if difficulty else None, player_id)
-                pooled = await uow.repo.get_deal(deal_id) if deal_id is not None else None
+                deal_id = await uow.deals.pool_take(name, difficulty.value if difficulty else None, player_id)
+                pooled = await uow.deals.get_deal(deal_id) if deal_id is not None else None
                 await uow.commit()
             if pooled is not None:
                 return pooled
@@ -162,7 +162,7 @@ class Dealer:
         seed, verdict = found
         deal = self.record(name, rules, seed, ALGORITHM, Layout.from_seed(rules, seed), verdict=verdict)
         async with self.uow() as uow:
-            await uow.repo.add_deal(deal)
+            await uow.deals.add_deal(deal)
             await uow.commit()
         return deal
 
@@ -187,13 +187,13 @@ class Dealer:
         name, rules = resolve_rules(preset, {})
         key = when.isoformat()
         async with self.uow() as uow:
-            deal_id = await uow.repo.daily_get(key, name)
+            deal_id = await uow.deals.daily_get(key, name)
             if deal_id is not None:
-                deal = await uow.repo.get_deal(deal_id)
+                deal = await uow.deals.get_deal(deal_id)
                 assert deal is not None
                 return deal
-            claimed = await uow.repo.pool_claim_fresh(name)
-            pooled = await uow.repo.get_deal(claimed) if claimed is not None else None
+            claimed = await uow.deals.pool_claim_fresh(name)
+            pooled = await uow.deals.get_deal(claimed) if claimed is not None else None
             await uow.commit()
         if pooled is not None:
             deal = pooled
@@ -203,20 +203,20 @@ class Dealer:
             deal = await self._search(name, rules, None, player_id)
         async with self.uow() as uow:
             try:
-                await uow.repo.daily_add(key, name, deal.id, day_end(when))
+                await uow.deals.daily_add(key, name, deal.id, day_end(when))
                 await uow.commit()
                 return deal
             except AlreadyStored:
                 pass  # another replica dealt it first: everyone gets that one
         async with self.uow() as uow:
-            deal_id = await uow.repo.daily_get(key, name)
-            deal_or_none = await uow.repo.get_deal(deal_id) if deal_id else None
+            deal_id = await uow.deals.daily_get(key, name)
+            deal_or_none = await uow.deals.get_deal(deal_id) if deal_id else None
         assert deal_or_none is not None
         return deal_or_none
 
     async def save_verdict(self, deal: DealRecord, verdict: Verdict) -> DealRecord:
         async with self.uow() as uow:
-            await uow.repo.save_verdict(deal.id, verdict)
+            await uow.deals.save_verdict(deal.id, verdict)
             await uow.commit()
         return replace(deal, verdict=verdict)
 
@@ -232,7 +232,7 @@ class Dealer:
         for preset in self.settings.pool_presets:
             rules = PRESETS[preset]
             async with self.uow() as uow:
-                counts = {level: await uow.repo.pool_counts(preset, level.value) for level in Difficulty}
+                counts = {level: await uow.deals.pool_counts(preset, level.value) for level in Difficulty}
             if all(fresh >= self.settings.pool_size for fresh, _ in counts.values()):
                 continue
             found = await self.solver.find_winnable(
@@ -248,9 +248,9 @@ class Dealer:
             deal = self.record(preset, rules, seed, ALGORITHM, Layout.from_seed(rules, seed), verdict=verdict)
             async with self.uow() as uow:
                 if total >= self.settings.pool_library:
-                    await uow.repo.pool_evict(preset, level.value, self.clock())
-                await uow.repo.add_deal(deal)
-                await uow.repo.pool_add(preset, level.value, deal.id)
+                    await uow.deals.pool_evict(preset, level.value, self.clock())
+                await uow.deals.add_deal(deal)
+                await uow.deals.pool_add(preset, level.value, deal.id)
                 await uow.commit()
             added += 1
         return added

@@ -293,14 +293,14 @@ class _StoredMatch:
 
 
 async def _game(uow: UnitOfWork, row: IndexedRecord, query: ExportQuery) -> GameExport | None:
-    game = await uow.repo.get_game(row.record_id)
+    game = await uow.games.get_game(row.record_id)
     assert query.as_of is not None
     if game is None or game.status == "in_progress" or not await shown_to(uow, query.caller_id, game, query.as_of):
         return None  # unfinished, or another player's on a deal still in play
-    deal = await uow.repo.get_deal(game.deal_id)
+    deal = await uow.deals.get_deal(game.deal_id)
     if deal is None:
         return None
-    log = await uow.repo.get_moves(game.id)
+    log = await uow.games.get_moves(game.id)
     return GameExport(row, game, deal, tuple(sorted(log, key=lambda m: m.seq)))
 
 
@@ -311,7 +311,7 @@ async def _stored_match(uow: UnitOfWork, row: IndexedRecord, names: dict[str, st
     log = tuple(await uow.tables.get_entries(record.id))
     players = {logged.entry.player_id for logged in log if isinstance(logged.entry, SeatJoined)}
     for player_id in sorted(players - set(names)):
-        player = await uow.repo.get_player(player_id)
+        player = await uow.players.get_player(player_id)
         names[player_id] = player.display_name if player is not None else ""
     return _StoredMatch(row, record, log, {p: names.get(p, "") for p in players})
 

@@ -95,8 +95,8 @@ class PlayerService:
             str(uuid.uuid4()), player.id, token_hash(text), now, now + timedelta(days=self.refresh_days)
         )
         async with self.uow() as uow:
-            await uow.repo.add_player(player)
-            await uow.repo.add_refresh_token(refresh)
+            await uow.players.add_player(player)
+            await uow.refresh_tokens.add_refresh_token(refresh)
             await uow.commit()
         return SignedIn(player, self.tokens.issue(player.id), refresh, text)
 
@@ -111,7 +111,7 @@ class PlayerService:
         await self.limiter.hit("sign_in", address)
         _check_refresh_text(refresh_token)
         async with self.uow() as uow:
-            found = await uow.repo.revoke_refresh_token(token_hash(refresh_token), self.clock())
+            found = await uow.refresh_tokens.revoke_refresh_token(token_hash(refresh_token), self.clock())
             await uow.commit()
         if not found:
             raise Unauthenticated("the refresh token is not one this service gave out")
@@ -119,8 +119,8 @@ class PlayerService:
     async def _refresh_record(self, refresh_token: str) -> tuple[RefreshTokenRecord, PlayerRecord]:
         _check_refresh_text(refresh_token)
         async with self.uow() as uow:
-            record = await uow.repo.find_refresh_token(token_hash(refresh_token))
-            player = await uow.repo.get_player(record.player_id) if record is not None else None
+            record = await uow.refresh_tokens.find_refresh_token(token_hash(refresh_token))
+            player = await uow.players.get_player(record.player_id) if record is not None else None
         if record is None or player is None:
             raise Unauthenticated("the refresh token is not one this service gave out")
         if record.revoked_at is not None:
@@ -133,7 +133,7 @@ class PlayerService:
         """A player's public profile; ``me`` is the caller."""
         wanted = caller.player_id if player_id == ME else player_id
         async with self.uow() as uow:
-            player = await uow.repo.get_player(wanted)
+            player = await uow.players.get_player(wanted)
         if player is None:
             raise NotFound("no player has that id")
         return player
@@ -141,7 +141,7 @@ class PlayerService:
     async def exists(self, player_id: str) -> bool:
         """Whether the player's row is still there: the edge refuses the tokens of a deleted player."""
         async with self.uow() as uow:
-            return await uow.repo.get_player(player_id) is not None
+            return await uow.players.get_player(player_id) is not None
 
     async def set_display_name(self, caller: Caller, player_id: str, display_name: str) -> PlayerRecord:
         """Change the caller's own display name (``me`` or their id); another player's is PERMISSION_DENIED."""
@@ -152,7 +152,7 @@ class PlayerService:
             raise InvalidArgument("displayName", "displayName must hold a visible character")
         await self.limiter.hit("create", caller.player_id)
         async with self.uow() as uow:
-            player = await uow.repo.rename_player(caller.player_id, name)
+            player = await uow.players.rename_player(caller.player_id, name)
             if player is None:
                 raise NotFound("no player has that id")
             await uow.commit()
@@ -161,7 +161,7 @@ class PlayerService:
     async def external_player(self, issuer: str, subject: str, display_name: str | None) -> str:
         """The player id of a trusted portal's player, made on first sight and the same every time after."""
         async with self.uow() as uow:
-            found = await uow.repo.find_player(issuer, subject)
+            found = await uow.players.find_player(issuer, subject)
         if found is not None:
             return found.id
         try:
@@ -173,13 +173,13 @@ class PlayerService:
         )
         try:
             async with self.uow() as uow:
-                await uow.repo.add_player(player)
+                await uow.players.add_player(player)
                 await uow.commit()
             return player.id
         except AlreadyStored:
             # Another request (or replica) made this player first: everyone gets that one.
             async with self.uow() as uow:
-                again = await uow.repo.find_player(issuer, subject)
+                again = await uow.players.find_player(issuer, subject)
             assert again is not None
             return again.id
 

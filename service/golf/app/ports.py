@@ -52,23 +52,14 @@ class AlreadyStored(Exception):
         self.constraint = constraint
 
 
-class SolitaireRepository(Protocol):
+class DealRepository(Protocol):
+    """Solitaire deals, the pool of pre-solved deals and the daily deals
+    (``golf.adapters.db.deal_store.SqlDealStore``)."""
+
     async def add_deal(self, deal: DealRecord) -> None: ...
     async def get_deal(self, deal_id: str) -> DealRecord | None: ...
     async def get_deals(self, deal_ids: set[str]) -> dict[str, DealRecord]: ...
     async def save_verdict(self, deal_id: str, verdict: Verdict) -> None: ...
-    async def add_game(self, game: GameRecord) -> None:
-        """Raises ``AlreadyStored`` when the game's (round, hole) is taken."""
-        ...
-
-    async def get_game(self, game_id: str) -> GameRecord | None: ...
-    async def list_games(
-        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: GameFilter
-    ) -> list[GameRecord]:
-        """The owner's games matching ``where``, newest first (created_at, id descending), strictly after the
-        keyset ``after`` when given."""
-        ...
-
     async def deal_use(self, deal_id: str, owner_id: str) -> DealUse:
         """How a deal is being played: whether a game holding it is in progress, the owner's games on it, and
         whether it is a daily deal, and when it closes."""
@@ -77,33 +68,6 @@ class SolitaireRepository(Protocol):
     async def deal_standing(self, deal_id: str) -> DealStanding | None:
         """When the deal closes and whether a ranked game on it is in progress (``golf.app.reveals``); None for
         an unknown deal."""
-        ...
-
-    async def get_moves(self, game_id: str) -> list[MoveRecord]: ...
-    async def find_move(self, game_id: str, idempotency_key: str) -> MoveRecord | None: ...
-    async def record_change(
-        self, entry: MoveRecord, game: GameRecord, expected_version: int, undo_of: int | None
-    ) -> int | None:
-        """Append ``entry`` to the log, mark entry ``undo_of`` undone by it, and write ``game`` if the stored
-        game is still at ``expected_version``; all or nothing. Returns the game's hints count, or None when
-        someone else moved the game first. Raises ``DuplicateMove`` when (game, seq) or (game, key) exists."""
-        ...
-
-    async def add_hint(self, hint: HintRecord) -> None:
-        """Store a hint and count it on its game; raises ``AlreadyStored`` when the key is taken."""
-        ...
-
-    async def find_hint(self, game_id: str, idempotency_key: str) -> HintRecord | None: ...
-    async def add_round(self, round_: RoundRecord) -> None: ...
-    async def get_round(self, round_id: str) -> RoundRecord | None: ...
-    async def list_rounds(
-        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: RoundFilter
-    ) -> list[RoundRecord]:
-        """The owner's rounds matching ``where``, newest first, strictly after the keyset ``after``."""
-        ...
-
-    async def round_games(self, round_id: str) -> list[GameRecord]:
-        """The round's games in hole order."""
         ...
 
     async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None: ...
@@ -132,7 +96,58 @@ class SolitaireRepository(Protocol):
         ``AlreadyStored`` when the day already has a deal for the preset."""
         ...
 
-    # -- players -------------------------------------------------------------------------------------------
+
+class GameRepository(Protocol):
+    """Solitaire games, their move logs and their hints (``golf.adapters.db.game_store.SqlGameStore``)."""
+
+    async def add_game(self, game: GameRecord) -> None:
+        """Raises ``AlreadyStored`` when the game's (round, hole) is taken."""
+        ...
+
+    async def get_game(self, game_id: str) -> GameRecord | None: ...
+    async def list_games(
+        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: GameFilter
+    ) -> list[GameRecord]:
+        """The owner's games matching ``where``, newest first (created_at, id descending), strictly after the
+        keyset ``after`` when given."""
+        ...
+
+    async def get_moves(self, game_id: str) -> list[MoveRecord]: ...
+    async def find_move(self, game_id: str, idempotency_key: str) -> MoveRecord | None: ...
+    async def record_change(
+        self, entry: MoveRecord, game: GameRecord, expected_version: int, undo_of: int | None
+    ) -> int | None:
+        """Append ``entry`` to the log, mark entry ``undo_of`` undone by it, and write ``game`` if the stored
+        game is still at ``expected_version``; all or nothing. Returns the game's hints count, or None when
+        someone else moved the game first. Raises ``DuplicateMove`` when (game, seq) or (game, key) exists."""
+        ...
+
+    async def add_hint(self, hint: HintRecord) -> None:
+        """Store a hint and count it on its game; raises ``AlreadyStored`` when the key is taken."""
+        ...
+
+    async def find_hint(self, game_id: str, idempotency_key: str) -> HintRecord | None: ...
+
+
+class RoundRepository(Protocol):
+    """Solitaire rounds of holes, each hole a game (``golf.adapters.db.round_store.SqlRoundStore``)."""
+
+    async def add_round(self, round_: RoundRecord) -> None: ...
+    async def get_round(self, round_id: str) -> RoundRecord | None: ...
+    async def list_rounds(
+        self, owner_id: str, limit: int, after: tuple[datetime, str] | None, where: RoundFilter
+    ) -> list[RoundRecord]:
+        """The owner's rounds matching ``where``, newest first, strictly after the keyset ``after``."""
+        ...
+
+    async def round_games(self, round_id: str) -> list[GameRecord]:
+        """The round's games in hole order."""
+        ...
+
+
+class PlayerRepository(Protocol):
+    """Players (``golf.adapters.db.player_store.SqlPlayerStore``)."""
+
     async def add_player(self, player: PlayerRecord) -> None:
         """Raises ``AlreadyStored`` when (issuer, subject) is taken."""
         ...
@@ -142,6 +157,10 @@ class SolitaireRepository(Protocol):
     async def rename_player(self, player_id: str, display_name: str) -> PlayerRecord | None:
         """The player with its new name (None: no such player)."""
         ...
+
+
+class RefreshTokenRepository(Protocol):
+    """Refresh tokens (``golf.adapters.db.player_store.SqlRefreshTokenStore``)."""
 
     async def add_refresh_token(self, token: RefreshTokenRecord) -> None: ...
     async def find_refresh_token(self, token_hash: str) -> RefreshTokenRecord | None: ...
@@ -300,7 +319,29 @@ class UnitOfWork(Protocol):
     """One transaction. Leaving the block without ``commit`` rolls back."""
 
     @property
-    def repo(self) -> SolitaireRepository: ...
+    def deals(self) -> DealRepository:
+        """Solitaire deals, their pool and the daily deals, in this transaction."""
+        ...
+
+    @property
+    def games(self) -> GameRepository:
+        """Solitaire games, their move logs and hints, in this transaction."""
+        ...
+
+    @property
+    def rounds(self) -> RoundRepository:
+        """Solitaire rounds, in this transaction."""
+        ...
+
+    @property
+    def players(self) -> PlayerRepository:
+        """Players, in this transaction."""
+        ...
+
+    @property
+    def refresh_tokens(self) -> RefreshTokenRepository:
+        """Refresh tokens, in this transaction."""
+        ...
 
     @property
     def webhooks(self) -> WebhookRepository:

@@ -263,7 +263,7 @@ class RecordQueries:
     # -- deal statistics ----------------------------------------------------------------------------------------
     async def deal_stats(self, deal_id: str) -> DealReport:
         async with self.uow() as uow:
-            deal = await uow.repo.get_deal(deal_id)
+            deal = await uow.deals.get_deal(deal_id)
             if deal is None:
                 raise NotFound(f"no deal {shown(deal_id)}")
             stats = await uow.records.deal_stats(deal_id)

@@ -106,7 +106,7 @@ class RecordKeeper:
             entries.append(
                 score_entry(board, game.owner_id, issuer, game.score, took, hints + game.undos_used, finished, game.id)
             )
-        round_ = await uow.repo.get_round(game.round_id) if game.round_id else None
+        round_ = await uow.rounds.get_round(game.round_id) if game.round_id else None
         if round_ is not None and game.hole == round_.holes:
             total = await self._round_record(uow, round_, issuer, finished)
             records.append(total)
@@ -129,7 +129,7 @@ class RecordKeeper:
     async def _round_record(
         self, uow: UnitOfWork, round_: RoundRecord, issuer: str, finished: datetime
     ) -> PlayedRecord:
-        games = await uow.repo.round_games(round_.id)  # this transaction's change to the last hole included
+        games = await uow.rounds.round_games(round_.id)  # this transaction's change to the last hole included
         total = sum(g.score for g in games)
         # A hole that counts for no board (a stock draw undone) takes its round off the ROUNDS boards too.
         unranked = next((g.unranked for g in games if g.unranked is not None), None)

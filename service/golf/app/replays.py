@@ -85,7 +85,7 @@ class ReplayService:
     # -- solitaire -------------------------------------------------------------------------------------------
     async def _game(self, caller: Caller, game_id: str, start: int, stop: int) -> ReplayPage:
         async with self.uow() as uow:
-            game = await uow.repo.get_game(game_id)
+            game = await uow.games.get_game(game_id)
             if game is None:
                 raise NotFound(f"no game {shown(game_id)}")
             finished = game.status != Status.IN_PROGRESS.value
@@ -93,16 +93,16 @@ class ReplayService:
             if not finished:
                 raise NotFinished(f"game {shown(game_id)} is still being played: only a finished game is replayed")
             await check_shown(uow, caller.player_id, game, self.games.clock())
-            log = await uow.repo.get_moves(game_id)
+            log = await uow.games.get_moves(game_id)
         steps = await self._hole_steps(caller, game, log, start, stop, 0, 0)
         return ReplayPage(steps, len(log) + 1)
 
     async def _round(self, caller: Caller, round_id: str, start: int, stop: int) -> ReplayPage:
         async with self.uow() as uow:
-            record = await uow.repo.get_round(round_id)
+            record = await uow.rounds.get_round(round_id)
             if record is None:
                 raise NotFound(f"no round {shown(round_id)}")
-            games = await uow.repo.round_games(round_id)
+            games = await uow.rounds.round_games(round_id)
             finished = len(games) == record.holes and all(g.status != Status.IN_PROGRESS.value for g in games)
             check_read(caller, record.owner_id, finished, f"round {shown(round_id)}")
             if not finished:
@@ -112,7 +112,7 @@ class ReplayService:
                 )
             for game in games:  # each hole's deal: a round's holes are dealt from the pool, shared with others
                 await check_shown(uow, caller.player_id, game, self.games.clock())
-            logs = [await uow.repo.get_moves(g.id) for g in games]
+            logs = [await uow.games.get_moves(g.id) for g in games]
         steps: list[ReplayStep] = []
         offset = 0
         for game, log in zip(games, logs, strict=True):

@@ -52,7 +52,7 @@ async def shown_to(uow: UnitOfWork, viewer_id: str, game: GameRecord, now: datet
         return True
     if game.status == "in_progress":
         return False
-    standing = await uow.repo.deal_standing(game.deal_id)
+    standing = await uow.deals.deal_standing(game.deal_id)
     return standing is not None and out_of_play(standing, now)
 
 

@@ -73,7 +73,7 @@ class RoundService:
             owner_id=caller.player_id,
         )
         async with self.uow() as uow:
-            await uow.repo.add_round(record)
+            await uow.rounds.add_round(record)
             await uow.commit()
         game = await self._start_hole(record, 1)
         return await self._load(record.id), game
@@ -91,19 +91,19 @@ class RoundService:
         size = check_page_size(page_size)
         after = decode_page_token(page_token) if page_token else None
         async with self.uow() as uow:
-            records = await uow.repo.list_rounds(caller.player_id, size + 1, after, where or RoundFilter())
+            records = await uow.rounds.list_rounds(caller.player_id, size + 1, after, where or RoundFilter())
             page = records[:size]
-            holes = [await uow.repo.round_games(r.id) for r in page]
+            holes = [await uow.rounds.round_games(r.id) for r in page]
         snaps = [RoundSnapshot(r, await self.games.snapshots(games)) for r, games in zip(page, holes, strict=True)]
         token = encode_page_token(page[-1].created_at, page[-1].id) if len(records) > size else ""
         return snaps, token
 
     async def _load(self, round_id: str) -> RoundSnapshot:
         async with self.uow() as uow:
-            record = await uow.repo.get_round(round_id)
+            record = await uow.rounds.get_round(round_id)
             if record is None:
                 raise NotFound(f"no round {shown(round_id)}")
-            games = await uow.repo.round_games(round_id)
+            games = await uow.rounds.round_games(round_id)
         return RoundSnapshot(record, await self.games.snapshots(games))
 
     async def start_next_hole(self, caller: Caller, round_id: str) -> tuple[RoundSnapshot, GameSnapshot]:

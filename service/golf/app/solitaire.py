@@ -113,7 +113,7 @@ class SolitaireService:
         else:
             deal = self.dealer.plain(preset, overrides or {}, seed, pysol_number)
             async with self.uow() as uow:
-                await uow.repo.add_deal(deal)
+                await uow.deals.add_deal(deal)
                 await uow.commit()
         self._remember_deal(deal)
         return deal
@@ -128,7 +128,7 @@ class SolitaireService:
         if cached is not None:
             self._deals.move_to_end(deal_id)
             return cached
-        deal = await uow.repo.get_deal(deal_id)
+        deal = await uow.deals.get_deal(deal_id)
         if deal is None:
             raise NotFound(f"no deal {shown(deal_id)}")
         self._remember_deal(deal)
@@ -192,7 +192,7 @@ class SolitaireService:
     async def _start_on_deal(self, owner_id: str, deal_id: str, practice: bool) -> GameSnapshot:
         async with self.uow() as uow:
             deal = await self._deal(uow, deal_id)
-            use = await uow.repo.deal_use(deal.id, owner_id)
+            use = await uow.deals.deal_use(deal.id, owner_id)
             holds = deal.seed_source == "server" and not use.daily
             if holds and use.held:
                 raise NotFound(f"no deal {shown(deal_id)}")  # the same answer as for an unknown id: nothing leaks
@@ -222,7 +222,7 @@ class SolitaireService:
                 deal = found
             else:
                 deal = self.dealer.plain(preset, overrides, None, None)
-                await uow.repo.add_deal(deal)
+                await uow.deals.add_deal(deal)
             return await self._add_game(uow, owner_id, deal, True, False, round_id, hole)
 
     async def _add_game(
@@ -252,7 +252,7 @@ class SolitaireService:
             practice=practice,
             holds_deal=holds,
         )
-        await uow.repo.add_game(game)
+        await uow.games.add_game(game)
         await uow.commit()
         self._remember_deal(deal)
         self._remember(game, state)  # its first move goes ahead without reading it back
@@ -269,7 +269,7 @@ class SolitaireService:
         return await self._with_verdict(snap)
 
     async def _snapshot(self, uow: UnitOfWork, game_id: str) -> GameSnapshot:
-        game = await uow.repo.get_game(game_id)
+        game = await uow.games.get_game(game_id)
         if game is None:
             raise NotFound(f"no game {shown(game_id)}")
         deal = await self._deal(uow, game.deal_id)
@@ -298,7 +298,7 @@ class SolitaireService:
     async def snapshots(self, games: list[GameRecord]) -> list[GameSnapshot]:
         """Snapshots of stored games, loading their deals in one go."""
         async with self.uow() as uow:
-            deals = await uow.repo.get_deals({g.deal_id for g in games} - set(self._deals))
+            deals = await uow.deals.get_deals({g.deal_id for g in games} - set(self._deals))
         for deal in deals.values():
             self._remember_deal(deal)
         now = self.clock()
@@ -315,7 +315,7 @@ class SolitaireService:
         size = check_page_size(page_size)
         after = decode_page_token(page_token) if page_token else None
         async with self.uow() as uow:
-            games = await uow.repo.list_games(caller.player_id, size + 1, after, where or GameFilter())
+            games = await uow.games.list_games(caller.player_id, size + 1, after, where or GameFilter())
         page = games[:size]
         token = encode_page_token(page[-1].created_at, page[-1].id) if len(games) > size else ""
         return await self.snapshots(page), token
@@ -323,14 +323,14 @@ class SolitaireService:
     async def list_moves(self, caller: Caller, game_id: str) -> list[MoveRecord]:
         """The game's whole log, undone entries marked."""
         async with self.uow() as uow:
-            game = await uow.repo.get_game(game_id)
+            game = await uow.games.get_game(game_id)
             if game is None:
                 raise NotFound(f"no game {shown(game_id)}")
             finished = game.status != Status.IN_PROGRESS.value
             check_read(caller, game.owner_id, finished, f"game {shown(game_id)}")
             if finished:  # its log names every card drawn
                 await check_shown(uow, caller.player_id, game, self.clock())
-            return await uow.repo.get_moves(game_id)
+            return await uow.games.get_moves(game_id)
 
     # -- changes: moves, undo, AutoPlay ----------------------------------------------------------------------
     async def play_move(
@@ -359,7 +359,7 @@ class SolitaireService:
             if not snap.game.line:
                 raise IllegalMove(Refusal.NOTHING_TO_UNDO, "there is no move to take back")
             snap.deal.rules.check_undo(snap.game.undos_used)
-            log = await uow.repo.get_moves(snap.game.id)
+            log = await uow.games.get_moves(snap.game.id)
             undone_seq, _ = effective([(m.seq, m.code) for m in log])[-1]
             line = snap.game.line[:-1]
             after = replay_line(snap.deal, line)
@@ -482,7 +482,7 @@ class SolitaireService:
         # A move that finishes the game is stored with the game's records, in one transaction begun here (a move
         # alone may be stored by one statement outside any transaction).
         issuer = await self.records.hold_player(uow, game.owner_id) if game.finished_at is not None else None
-        hints_used = await uow.repo.record_change(entry, game, old_version, change.undo_of)
+        hints_used = await uow.games.record_change(entry, game, old_version, change.undo_of)
         if hints_used is None:  # another writer moved the game first: as if its sequence number were taken
             raise DuplicateMove(key_taken=False)
         game.hints_used = hints_used
@@ -494,15 +494,15 @@ class SolitaireService:
 
     async def _stored_result(self, uow: UnitOfWork, game_id: str, intent: Intent, key: str) -> GameSnapshot | None:
         """The result first given for ``key``, rebuilt from the log; None if the key is unused."""
-        stored = await uow.repo.find_move(game_id, key)
+        stored = await uow.games.find_move(game_id, key)
         if stored is None:
             return None
         if not same_intent(intent, stored.code):
             raise IdempotencyKeyReused(f"idempotency key {shown(key)} was already used for another change of this game")
-        game = await uow.repo.get_game(game_id)
+        game = await uow.games.get_game(game_id)
         assert game is not None
         deal = await self._deal(uow, game.deal_id)
-        log = [m for m in await uow.repo.get_moves(game_id) if m.seq <= stored.seq]
+        log = [m for m in await uow.games.get_moves(game_id) if m.seq <= stored.seq]
         line = [code for _, code in effective([(m.seq, m.code) for m in log])]
         state = replay_line(deal, line)
         over = state.status is not Status.IN_PROGRESS
@@ -557,7 +557,7 @@ class SolitaireService:
         async with self.uow() as uow:
             snap = await self._snapshot(uow, game_id)
             check_owner(caller, snap.game.owner_id, snap.finished, f"game {shown(game_id)}")
-            stored = await uow.repo.find_hint(game_id, idempotency_key)
+            stored = await uow.games.find_hint(game_id, idempotency_key)
         if stored is None:
             if snap.state.status is not Status.IN_PROGRESS:
                 raise MoveRefused(IllegalMove(Refusal.GAME_OVER, "the game is over"), snap)
@@ -566,11 +566,11 @@ class SolitaireService:
             move = result.hint or snap.state.legal_moves()[0]
             try:
                 async with self.uow() as uow:
-                    await uow.repo.add_hint(HintRecord(game_id, idempotency_key, move.code, self.clock()))
+                    await uow.games.add_hint(HintRecord(game_id, idempotency_key, move.code, self.clock()))
                     await uow.commit()
             except AlreadyStored:
                 async with self.uow() as uow:
-                    stored = await uow.repo.find_hint(game_id, idempotency_key)
+                    stored = await uow.games.find_hint(game_id, idempotency_key)
                 assert stored is not None
             else:
                 return move, await self.get_game(caller, game_id), False

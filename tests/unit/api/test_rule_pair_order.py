@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from golf.api.table_convert import house_rule_rules, rules_overrides, rules_to_proto
+from golf.api.table_rules_convert import house_rule_rules, rules_overrides, rules_to_proto
 from golf.app.errors import InvalidArgument
 from golf.engine.cardgolf.house_rules import HOUSE_RULES
 from golf.engine.cardgolf.options import Power

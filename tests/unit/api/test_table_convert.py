@@ -17,10 +17,9 @@ from golf.api.table_convert import (
     card_to_proto,
     move_from_proto,
     move_to_proto,
-    rules_overrides,
-    rules_to_proto,
     table_to_proto,
 )
+from golf.api.table_rules_convert import rules_overrides, rules_to_proto
 from golf.app.errors import InvalidArgument
 from golf.app.identity import Caller
 from golf.app.tables import TableOptions, TableStatus
@@ -50,7 +49,7 @@ from golf.engine.cardgolf.moves import FlipAll, Keep
 from golf.engine.cards import Card
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import cards_pb2
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 ANN, BOB = Caller("player-ann"), Caller("player-bob")

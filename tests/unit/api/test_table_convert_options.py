@@ -11,15 +11,9 @@ import pytest
 from google.protobuf import json_format
 
 from golf.api.rpc import CallContext
-from golf.api.table_convert import (
-    hole_to_proto,
-    house_rule_rules,
-    move_from_proto,
-    move_to_proto,
-    rules_overrides,
-    rules_to_proto,
-)
+from golf.api.table_convert import hole_to_proto, move_from_proto, move_to_proto
 from golf.api.table_handlers import TableHandlers
+from golf.api.table_rules_convert import house_rule_rules, rules_overrides, rules_to_proto
 from golf.app.errors import InvalidArgument
 from golf.app.identity import Caller
 from golf.app.tables import TableOptions
@@ -35,7 +29,7 @@ from golf.engine.cardgolf.state import Phase, deal
 from golf.engine.cardgolf.view import SeatView, view
 from golf.v1 import card_golf_pb2 as cg
 from golf.v1 import table_service_pb2 as pb
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 SIX = PRESETS["six-card"]

@@ -15,7 +15,7 @@ from golf.app.tables.read_model import StaleTableVersion
 from golf.app.tables.service import TableService
 from golf.engine.cardgolf.moves import DrawDiscard, IllegalMove, Refusal, Reveal, Swap
 from golf.v1 import errors_pb2
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 R = errors_pb2.ErrorReason

@@ -1,4 +1,5 @@
-"""In-memory stand-ins for the storage ports: a repository with the same unique constraints, and a clock."""
+"""In-memory stand-ins for the storage ports: one repository per context with the same unique constraints, and a
+clock."""
 
 from __future__ import annotations
 
@@ -81,7 +82,9 @@ def _in_range(when: datetime, after: datetime | None, before: datetime | None) -
     return (after is None or when >= after) and (before is None or when < before)
 
 
-class FakeRepository:
+class FakeDeals:
+    """Deals, the pool and the daily deals (``DealRepository``)."""
+
     def __init__(self, tables: Tables) -> None:
         self.t = tables
 
@@ -96,6 +99,74 @@ class FakeRepository:
 
     async def save_verdict(self, deal_id: str, verdict: Verdict) -> None:
         self.t.deals[deal_id] = replace(self.t.deals[deal_id], verdict=verdict)
+
+    async def deal_use(self, deal_id: str, owner_id: str) -> DealUse:
+        games = [g for g in self.t.games.values() if g.deal_id == deal_id]
+        return DealUse(
+            held=any(_holds_play(g) for g in games),
+            owner_games=sum(1 for g in games if g.owner_id == owner_id),
+            daily=deal_id in self.t.daily.values(),
+            closed_at=self.t.closed.get(deal_id),
+        )
+
+    async def deal_standing(self, deal_id: str) -> DealStanding | None:
+        if deal_id not in self.t.deals:
+            return None
+        ranked = any(
+            g.deal_id == deal_id and g.status == "in_progress" and not g.practice for g in self.t.games.values()
+        )
+        return DealStanding(closed_at=self.t.closed.get(deal_id), ranked_in_play=ranked)
+
+    async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None:
+        self.t.pool.append(PoolRow(len(self.t.pool) + 1, preset, difficulty, deal_id))
+
+    async def pool_take(self, preset: str, difficulty: str | None, player_id: str) -> str | None:
+        barred = {g.deal_id for g in self.t.games.values() if g.owner_id == player_id or _holds_play(g)}
+        rows = [
+            r
+            for r in self.t.pool
+            if r.preset == preset and difficulty in (None, r.difficulty) and r.deal_id not in barred
+        ]
+        if not rows:
+            return None
+        row = min(rows, key=lambda r: (r.uses, r.id))
+        row.uses += 1
+        return row.deal_id
+
+    async def pool_claim_fresh(self, preset: str) -> str | None:
+        rows = [r for r in self.t.pool if r.preset == preset and r.uses == 0]
+        if not rows:
+            return None
+        row = min(rows, key=lambda r: r.id)
+        self.t.pool.remove(row)
+        return row.deal_id
+
+    async def pool_counts(self, preset: str, difficulty: str) -> tuple[int, int]:
+        rows = [r for r in self.t.pool if (r.preset, r.difficulty) == (preset, difficulty)]
+        return sum(1 for r in rows if r.uses == 0), len(rows)
+
+    async def pool_evict(self, preset: str, difficulty: str, closed_at: datetime) -> None:
+        rows = [r for r in self.t.pool if (r.preset, r.difficulty) == (preset, difficulty) and r.uses > 0]
+        if rows:
+            row = max(rows, key=lambda r: (r.uses, -r.id))
+            self.t.pool.remove(row)
+            self.t.closed[row.deal_id] = closed_at
+
+    async def daily_get(self, day: str, preset: str) -> str | None:
+        return self.t.daily.get((day, preset))
+
+    async def daily_add(self, day: str, preset: str, deal_id: str, closes_at: datetime) -> None:
+        if (day, preset) in self.t.daily:
+            raise AlreadyStored("daily_deals_pkey")
+        self.t.daily[(day, preset)] = deal_id
+        self.t.closed[deal_id] = closes_at
+
+
+class FakeGames:
+    """Games, their move logs and hints (``GameRepository``)."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.t = tables
 
     async def add_game(self, game: GameRecord) -> None:
         games = self.t.games.values()
@@ -133,23 +204,6 @@ class FakeRepository:
     def _preset(self, deal_id: str) -> str | None:
         deal = self.t.deals.get(deal_id)
         return deal.preset if deal else None
-
-    async def deal_use(self, deal_id: str, owner_id: str) -> DealUse:
-        games = [g for g in self.t.games.values() if g.deal_id == deal_id]
-        return DealUse(
-            held=any(_holds_play(g) for g in games),
-            owner_games=sum(1 for g in games if g.owner_id == owner_id),
-            daily=deal_id in self.t.daily.values(),
-            closed_at=self.t.closed.get(deal_id),
-        )
-
-    async def deal_standing(self, deal_id: str) -> DealStanding | None:
-        if deal_id not in self.t.deals:
-            return None
-        ranked = any(
-            g.deal_id == deal_id and g.status == "in_progress" and not g.practice for g in self.t.games.values()
-        )
-        return DealStanding(closed_at=self.t.closed.get(deal_id), ranked_in_play=ranked)
 
     async def get_moves(self, game_id: str) -> list[MoveRecord]:
         return sorted((m for m in self.t.moves if m.game_id == game_id), key=lambda m: m.seq)
@@ -198,6 +252,13 @@ class FakeRepository:
     async def find_hint(self, game_id: str, idempotency_key: str) -> HintRecord | None:
         return next((h for h in self.t.hints if (h.game_id, h.idempotency_key) == (game_id, idempotency_key)), None)
 
+
+class FakeRounds:
+    """Rounds (``RoundRepository``)."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.t = tables
+
     async def add_round(self, round_: RoundRecord) -> None:
         self.t.rounds[round_.id] = round_
 
@@ -227,51 +288,13 @@ class FakeRepository:
         games = [g for g in self.t.games.values() if g.round_id == round_id]
         return [copy.deepcopy(g) for g in sorted(games, key=lambda g: g.hole or 0)]
 
-    async def pool_add(self, preset: str, difficulty: str, deal_id: str) -> None:
-        self.t.pool.append(PoolRow(len(self.t.pool) + 1, preset, difficulty, deal_id))
 
-    async def pool_take(self, preset: str, difficulty: str | None, player_id: str) -> str | None:
-        barred = {g.deal_id for g in self.t.games.values() if g.owner_id == player_id or _holds_play(g)}
-        rows = [
-            r
-            for r in self.t.pool
-            if r.preset == preset and difficulty in (None, r.difficulty) and r.deal_id not in barred
-        ]
-        if not rows:
-            return None
-        row = min(rows, key=lambda r: (r.uses, r.id))
-        row.uses += 1
-        return row.deal_id
+class FakePlayers:
+    """Players (``PlayerRepository``)."""
 
-    async def pool_claim_fresh(self, preset: str) -> str | None:
-        rows = [r for r in self.t.pool if r.preset == preset and r.uses == 0]
-        if not rows:
-            return None
-        row = min(rows, key=lambda r: r.id)
-        self.t.pool.remove(row)
-        return row.deal_id
+    def __init__(self, tables: Tables) -> None:
+        self.t = tables
 
-    async def pool_counts(self, preset: str, difficulty: str) -> tuple[int, int]:
-        rows = [r for r in self.t.pool if (r.preset, r.difficulty) == (preset, difficulty)]
-        return sum(1 for r in rows if r.uses == 0), len(rows)
-
-    async def pool_evict(self, preset: str, difficulty: str, closed_at: datetime) -> None:
-        rows = [r for r in self.t.pool if (r.preset, r.difficulty) == (preset, difficulty) and r.uses > 0]
-        if rows:
-            row = max(rows, key=lambda r: (r.uses, -r.id))
-            self.t.pool.remove(row)
-            self.t.closed[row.deal_id] = closed_at
-
-    async def daily_get(self, day: str, preset: str) -> str | None:
-        return self.t.daily.get((day, preset))
-
-    async def daily_add(self, day: str, preset: str, deal_id: str, closes_at: datetime) -> None:
-        if (day, preset) in self.t.daily:
-            raise AlreadyStored("daily_deals_pkey")
-        self.t.daily[(day, preset)] = deal_id
-        self.t.closed[deal_id] = closes_at
-
-    # -- players -------------------------------------------------------------------------------------------
     async def add_player(self, player: PlayerRecord) -> None:
         if player.id in self.t.players:
             raise AlreadyStored("players_pkey")
@@ -291,6 +314,13 @@ class FakeRepository:
             return None
         self.t.players[player_id] = replace(self.t.players[player_id], display_name=display_name)
         return self.t.players[player_id]
+
+
+class FakeRefreshTokens:
+    """Refresh tokens (``RefreshTokenRepository``)."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.t = tables
 
     async def add_refresh_token(self, token: RefreshTokenRecord) -> None:
         if token.token_hash in self.t.refresh_tokens:
@@ -513,14 +543,34 @@ class FakeUnitOfWork:
 
     async def __aenter__(self) -> FakeUnitOfWork:
         self.data = copy.deepcopy(self.store.tables)
-        self._repo = FakeRepository(self.data)
+        self._deals = FakeDeals(self.data)
+        self._games = FakeGames(self.data)
+        self._rounds = FakeRounds(self.data)
+        self._players = FakePlayers(self.data)
+        self._refresh_tokens = FakeRefreshTokens(self.data)
         self._tables = FakeTableStore(self.data)
         self._records = FakeRecordStore(self.data)
         return self
 
     @property
-    def repo(self) -> FakeRepository:
-        return self._repo
+    def deals(self) -> FakeDeals:
+        return self._deals
+
+    @property
+    def games(self) -> FakeGames:
+        return self._games
+
+    @property
+    def rounds(self) -> FakeRounds:
+        return self._rounds
+
+    @property
+    def players(self) -> FakePlayers:
+        return self._players
+
+    @property
+    def refresh_tokens(self) -> FakeRefreshTokens:
+        return self._refresh_tokens
 
     @property
     def tables(self) -> FakeTableStore:

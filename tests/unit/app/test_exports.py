@@ -5,8 +5,6 @@ private table's match for a stranger), the query's checks, and a match record's 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from datetime import datetime
 
 import pytest
 
@@ -24,38 +22,13 @@ from golf.app.exports import (
     places,
     table_options_text,
 )
-from golf.app.history import RecordKind
 from golf.app.identity import Caller
 from golf.app.services import Services
 from golf.app.tables import TableOptions, TableStatus
 from golf.app.tables.records import TableRecordError
 from tests.finished import finish_game, finish_match
+from tests.unit.app.fake_index import ListIndex
 from tests.unit.app.fakes import FakeStore
-
-
-class ListIndex:
-    """The lead rows the fake store holds, as the SQL index orders them (without its access rules: the use case's
-    second check is what these tests look at); each page it gave is kept."""
-
-    def __init__(self, store: FakeStore, extra: Sequence[IndexedRecord] = ()) -> None:
-        self.store = store
-        self.extra = list(extra)
-        self.pages: list[tuple[tuple[datetime, int] | None, int, int]] = []
-
-    def rows(self) -> list[IndexedRecord]:
-        found = [
-            IndexedRecord(r.id, r.kind.value, r.record_id, r.started_at, r.finished_at)
-            for r in self.store.tables.records
-            if r.lead and r.kind in (RecordKind.GAME, RecordKind.MATCH)
-        ]
-        return sorted(found + self.extra, key=lambda r: (r.finished_at, r.id))
-
-    async def page(self, query: ExportQuery, after: tuple[datetime, int] | None, limit: int) -> Sequence[IndexedRecord]:
-        rows = [r for r in self.rows() if query.kind in (None, r.kind)]
-        if after is not None:
-            rows = [r for r in rows if (r.finished_at, r.id) > after]
-        self.pages.append((after, limit, len(rows[:limit])))
-        return rows[:limit]
 
 
 async def five_games(services: Services, ann: Caller) -> list[str]:

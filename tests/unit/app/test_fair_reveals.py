@@ -18,9 +18,9 @@ from golf.app.replays import ReplayService
 from golf.app.reveals import CLOSE_GRACE
 from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
-from tests.unit.app.fakes import FakeClock, FakeRepository, FakeStore
-from tests.unit.app.test_exports import ListIndex
-from tests.unit.app.test_ownership import play_out, store_deals
+from tests.unit.app.fake_index import ListIndex
+from tests.unit.app.fakes import FakeClock, FakeDeals, FakeStore
+from tests.unit.app.solitaire_helpers import play_out, store_deals
 
 CAT = Caller("player-cat")
 
@@ -93,7 +93,7 @@ async def test_a_pool_deal_is_shown_to_others_once_it_has_left_the_pool(
     assert anns.deal.id == bobs.deal.id == deal.id and not bobs.game.practice
     for viewer in (bob, CAT):
         await refused_everywhere(services, store, clock, viewer, anns.game.id)
-    await FakeRepository(store.tables).pool_evict("wrap", "easy", clock.now)  # a full bucket drops it
+    await FakeDeals(store.tables).pool_evict("wrap", "easy", clock.now)  # a full bucket drops it
     clock.advance(CLOSE_GRACE.total_seconds() - 1)
     await refused_everywhere(services, store, clock, CAT, anns.game.id)  # within the grace
     clock.advance(1)

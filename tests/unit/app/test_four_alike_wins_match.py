@@ -16,8 +16,8 @@ from golf.app.tables import Entry, MatchEnd, TableStatus, add_bot, new_table, pl
 from golf.app.tables.options import TableOptions
 from golf.commands.record_checks import check_record
 from tests.finished import finish_match
+from tests.unit.app.fake_index import ListIndex
 from tests.unit.app.fakes import FakeStore
-from tests.unit.app.test_exports import ListIndex
 
 # Nine-card by value, four alike anywhere: four cards of one value among nine (a ten, a jack and two queens...)
 # are common, so some hole ends the match early.

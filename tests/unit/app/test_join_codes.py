@@ -12,7 +12,7 @@ from golf.app.identity import Caller
 from golf.app.tables.code_guard import JoinCodeGuard
 from golf.app.tables.events import TableEvents
 from golf.app.tables.service import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, TableService, secure_join_code
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 ANN, BOB, CAT = Caller("player-ann"), Caller("player-bob"), Caller("player-cat")

@@ -12,18 +12,18 @@ from golf.app.dealing import DealSettings
 from golf.app.errors import DealInPlay, MoveRefused, NotFound, PermissionDenied, RateLimited
 from golf.app.identity import LEGACY_OWNER, Caller
 from golf.app.page_tokens import encode_page_token
-from golf.app.records import DealRecord, GameFilter, GameRecord, GameSnapshot, RoundFilter, RoundRecord
+from golf.app.records import GameFilter, GameRecord, GameSnapshot, RoundFilter, RoundRecord
 from golf.app.reveals import CLOSE_GRACE
 from golf.app.rounds import RoundSnapshot
 from golf.app.services import Services, build_services
-from golf.app.solitaire import SolitaireService
 from golf.app.solving import InlineSolver
 from golf.engine.solitaire.autoplay import choose_run, runs
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.rules import PRESETS
 from golf.engine.solitaire.state import Layout, State, Status
-from tests.unit.app.conftest import FakeLimiter, FakeTokens
-from tests.unit.app.fakes import FakeClock, FakeRepository, FakeStore
+from tests.unit.app.fake_ports import FakeLimiter, FakeTokens
+from tests.unit.app.fakes import FakeClock, FakeStore
+from tests.unit.app.solitaire_helpers import play_out, store_deals
 
 BUDGET = 500_000
 CAROL = Caller("player-carol")
@@ -38,29 +38,9 @@ def deal_settings() -> DealSettings:
     return DealSettings(solver_budget=BUDGET, pool_size=1, pool_presets=("wrap",))
 
 
-async def play_out(games: SolitaireService, caller: Caller, snap: GameSnapshot) -> GameSnapshot:
-    """Play ``snap``'s game to its end (drawing first, so it ends soon)."""
-    while snap.state.status is Status.IN_PROGRESS:
-        move = snap.state.legal_moves()[-1]
-        snap = await games.play_move(caller, snap.game.id, move, f"end-{snap.game.version}")
-    return snap
-
-
 async def new_game(services: Services, caller: Caller, preset: str = "wrap") -> GameSnapshot:
     """A game on a new server-seeded deal (no solver)."""
     return await services.games.create_game(caller, "", preset, winnable_only=False)
-
-
-async def store_deals(services: Services, store: FakeStore, n: int, pool: bool) -> list[DealRecord]:
-    """``n`` server-seeded "wrap" deals put straight into the tables, and into the pool if ``pool``."""
-    repo = FakeRepository(store.tables)
-    deals = [services.dealer.plain("wrap", {}, None, None) for _ in range(n)]
-    for deal in deals:
-        assert deal.seed_source == "server"
-        await repo.add_deal(deal)
-        if pool:
-            await repo.pool_add("wrap", "easy", deal.id)
-    return deals
 
 
 def pooled_ids(store: FakeStore) -> list[str]:

@@ -12,7 +12,7 @@ from golf.app.errors import InvalidArgument, NotFound, RateLimited, Unauthentica
 from golf.app.identity import OWN_ISSUER, Caller
 from golf.app.players import MAX_REFRESH_TOKEN, PlayerService, network_of
 from golf.app.services import Services
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 ADDRESS = "203.0.113.7"

@@ -24,8 +24,8 @@ from golf.engine.shuffle import commitment
 from golf.v1 import record_service_pb2 as rpb
 from golf.v1 import solitaire_pb2
 from tests.finished import finish_game, finish_match
+from tests.unit.app.fake_index import ListIndex
 from tests.unit.app.fakes import FakeStore
-from tests.unit.app.test_exports import ListIndex
 
 Record = rpb.Record
 

@@ -4,7 +4,7 @@ by period, deal statistics, match results with ties and resignations, and rating
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -18,54 +18,16 @@ from golf.app.boards import (
     wins_board,
 )
 from golf.app.history import RecordKind, Result
-from golf.app.identity import LEGACY_OWNER, PlayerRecord
+from golf.app.identity import LEGACY_OWNER
 from golf.app.recording import RecordKeeper, game_moves
-from golf.app.records import GameRecord, RoundRecord
+from golf.app.records import RoundRecord
 from golf.app.tables.options import TableOptions
 from golf.app.tables.state import Seat, Table
 from golf.app.tables.status import MatchEnd, TableStatus
 from golf.engine.cardgolf.match import ScoreSheet
 from golf.engine.solitaire.rules import SolitaireRules
 from tests.unit.app.fakes import FakeStore
-
-MONDAY = datetime(2026, 11, 30, 12, tzinfo=UTC)
-ANN, BOB = "ann", "bob"
-
-
-def store_with_players() -> FakeStore:
-    store = FakeStore()
-    for player, issuer in ((ANN, "golf"), (BOB, "https://portal.example")):
-        store.tables.players[player] = PlayerRecord(player, player.title(), MONDAY, issuer)
-    return store
-
-
-def game(game_id: str, score: int, finished: datetime, **fields: object) -> GameRecord:
-    values: dict[str, object] = {
-        "id": game_id,
-        "deal_id": f"deal-{game_id}",
-        "version": 3,
-        "status": "won" if score <= 0 else "lost",
-        "score": score,
-        "line": ["3:AH", "U", "T:5C", "A:1:2H+2:3H"],
-        "created_at": finished - timedelta(seconds=90),
-        "updated_at": finished,
-        "finished_at": finished,
-        "owner_id": ANN,
-        "hints_used": 1,
-        "undos_used": 1,
-        "autoplay_assists": 1,
-    }
-    values.update(fields)
-    return GameRecord(**values)  # type: ignore[arg-type]
-
-
-async def finish(store: FakeStore, played: GameRecord, preset: str = "standard") -> None:
-    keeper = RecordKeeper()
-    async with store() as uow:
-        uow.repo.t.games[played.id] = played
-        issuer = await keeper.hold_player(uow, played.owner_id)
-        await keeper.game_finished(uow, played, preset, issuer)
-        await uow.commit()
+from tests.unit.app.recording_helpers import ANN, BOB, MONDAY, finish, game, store_with_players
 
 
 def test_game_moves_count_the_moves_in_effect() -> None:

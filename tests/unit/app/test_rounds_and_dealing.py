@@ -15,7 +15,7 @@ from golf.app.solving import InlineSolver
 from golf.engine.solitaire.difficulty import Difficulty, classify
 from golf.engine.solitaire.solver import solve
 from golf.engine.solitaire.state import State, Status
-from tests.unit.app.conftest import FakeLimiter, FakeTokens
+from tests.unit.app.fake_ports import FakeLimiter, FakeTokens
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 ANN = Caller("player-ann")

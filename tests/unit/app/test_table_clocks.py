@@ -48,7 +48,7 @@ from golf.app.tables.records import TableRecordError, decode_entry, decode_optio
 from golf.engine.cardgolf import PRESETS, Discard, DrawDiscard, DrawStock, Knock, Move, Phase, Reveal, Source, Swap
 from golf.engine.cardgolf.moves import Flip, Pass, PeekStroke, UsePower
 from golf.engine.cardgolf.view import view
-from tests.unit.app.test_tables import scan
+from tests.unit.app.table_checks import scan
 
 SEED = "clock-test-seed-41c2"
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -18,10 +18,9 @@ from golf.app.tables.events import EventKind, Heartbeat, StreamEnded, TableEvent
 from golf.app.tables.read_model import TableSnapshot
 from golf.app.tables.service import TableService
 from golf.engine.cardgolf import Knock, Move
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
-from tests.unit.app.test_table_service import full_table
-from tests.unit.app.test_tables import scan
+from tests.unit.app.table_checks import full_table, scan
 
 ANN, BOB, CAT, DAN = Caller("player-ann"), Caller("player-bob"), Caller("player-cat"), Caller("player-dan")
 WAIT = 5.0

@@ -41,7 +41,7 @@ from golf.app.tables.records import (
 from golf.app.tables.writer import replay_log
 from golf.engine.cardgolf import PRESETS, DrawDiscard, DrawStock, Knock, Move, Reveal, Swap, UsePower, preset
 from golf.engine.cardgolf.moves import Discard, Flip, Pass, PeekStroke
-from tests.unit.app.test_tables import Driver, Plan, plans, play_humans
+from tests.unit.app.table_checks import Driver, Plan, plans, play_humans
 
 GOLDEN = [
     (SeatJoined(0, "ann"), '{"player_id":"ann","seat":0,"type":"join","v":1}'),

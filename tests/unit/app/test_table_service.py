@@ -13,21 +13,18 @@ from golf.app.identity import Caller
 from golf.app.tables import (
     MatchEnd,
     SeatMoved,
-    Table,
     TableMoveRefused,
     TableRefusal,
     TableRefused,
     TableStatus,
-    view_for,
 )
-from golf.app.tables import replay as replay_table
 from golf.app.tables.bots import BOT_BUDGET
 from golf.app.tables.read_model import StaleTableVersion, TableSnapshot
 from golf.app.tables.service import JOIN_CODE_ALPHABET, TableService
 from golf.engine.cardgolf import Discard, DrawStock, Knock, Move, PeekStroke, Refusal, Reveal
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
-from tests.unit.app.test_tables import scan
+from tests.unit.app.table_checks import check_view, full_table
 
 ANN, BOB, CAT = Caller("player-ann"), Caller("player-bob"), Caller("player-cat")
 
@@ -35,20 +32,6 @@ ANN, BOB, CAT = Caller("player-ann"), Caller("player-bob"), Caller("player-cat")
 @pytest.fixture
 def tables(store: FakeStore, clock: FakeClock, limiter: FakeLimiter) -> TableService:
     return TableService(store, clock, limiter)
-
-
-def full_table(store: FakeStore, table_id: str, version: int | None = None) -> Table:
-    """The whole table (hidden cards included) from the store's log, at ``version`` (default: the latest)."""
-    record = store.tables.card_tables[table_id]
-    log = [e.entry for e in store.tables.table_logs[table_id] if version is None or e.seq <= version]
-    return replay_table(record.options, record.seed, log)
-
-
-def check_view(store: FakeStore, snap: TableSnapshot) -> None:
-    """The snapshot's view is ``view_for`` of the stored table for the caller's seat, and it leaks nothing."""
-    table = full_table(store, snap.table_id, snap.version)
-    assert snap.view == view_for(table, snap.seat)
-    scan(table, snap.seat)
 
 
 def stored_entries(store: FakeStore, table_id: str) -> int:

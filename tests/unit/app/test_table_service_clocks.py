@@ -15,9 +15,9 @@ from golf.app.tables.quick_play import QUICK_PLAY_TURN_SECONDS
 from golf.app.tables.read_model import TableSnapshot
 from golf.app.tables.service import TableService
 from golf.engine.cardgolf import Reveal
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
-from tests.unit.app.test_table_service import check_view, full_table
+from tests.unit.app.table_checks import check_view, full_table
 
 ANN, BOB, CAT, DAN = Caller("player-ann"), Caller("player-bob"), Caller("player-cat"), Caller("player-dan")
 

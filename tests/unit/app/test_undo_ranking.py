@@ -19,8 +19,8 @@ from golf.engine.solitaire.moves import Draw, Refusal
 from golf.engine.solitaire.rules import SolitaireRules, UndoPolicy
 from golf.engine.solitaire.state import Status
 from tests.unit.app.fakes import FakeClock, FakeStore
-from tests.unit.app.test_recording import ANN as ANN_ID
-from tests.unit.app.test_recording import MONDAY, finish, game, store_with_players
+from tests.unit.app.recording_helpers import ANN as ANN_ID
+from tests.unit.app.recording_helpers import MONDAY, finish, game, store_with_players
 
 ANN = Caller("player-ann")
 

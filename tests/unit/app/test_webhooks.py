@@ -37,7 +37,7 @@ from golf.app.webhooks import (
     check_url,
 )
 from golf.engine.cardgolf import DrawStock, Knock, Move
-from tests.unit.app.conftest import FakeLimiter
+from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore, FakeUnitOfWork, Tables
 
 TURN, ENDED = WebhookEventType.TURN, WebhookEventType.MATCH_ENDED

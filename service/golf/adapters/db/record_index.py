@@ -85,7 +85,7 @@ class SqlRecordIndex:
         sql.append("ORDER BY r.finished_at, r.id LIMIT ?")
         args.append(limit)
         async with self.database() as uow:
-            rows = await uow.repo.tx.fetchall("\n".join(sql), *args)
+            rows = await uow.tx.fetchall("\n".join(sql), *args)
         return [
             IndexedRecord(
                 int(row["id"]), row["kind"], row["record_id"], when(row["started_at"]), when(row["finished_at"])

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from html.parser import HTMLParser
-from typing import Any
 
 import httpx
 import pytest
@@ -15,15 +14,7 @@ import pytest
 from golf.adapters.docs import ASSETS, ASSETS_URL
 from golf.adapters.edge import Edge
 from golf.adapters.rest import build_rest_app
-from golf.api.rpc import CallContext, Rpc
-from golf.v1 import solitaire_service_pb2 as pb
-
-
-async def _get_game(message: Any, ctx: CallContext) -> pb.GetGameResponse:
-    return pb.GetGameResponse()
-
-
-RPCS = [Rpc("golf.v1.SolitaireService", "GetGame", pb.GetGameRequest, pb.GetGameResponse, _get_game, public=True)]
+from tests.unit.adapters.one_rpc import RPCS
 
 CONTENT_TYPES = {
     ".js": ("text/javascript", "application/javascript"),

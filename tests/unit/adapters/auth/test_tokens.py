@@ -8,7 +8,6 @@ import hmac
 import json
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from datetime import UTC
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,37 +15,13 @@ from typing import Any
 
 import jwt
 import pytest
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import RSAAlgorithm
 
 from golf.adapters.auth.tokens import SIGN_IN_FIRST, Tokens, TrustedIssuer
 from golf.app.errors import Unauthenticated
 from golf.app.identity import OWN_ISSUER, Caller
-
-KEY = b"a-test-signing-key-of-at-least-32-bytes!"
-PORTAL = "https://portal.example"
-
-
-class Clock:
-    """A clock the tests move."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class Resolver:
-    """Records what resolve_external is asked; a player id per subject."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, str, str | None]] = []
-
-    async def __call__(self, issuer: str, subject: str, name: str | None) -> str:
-        self.calls.append((issuer, subject, name))
-        return f"player-of-{subject}"
+from tests.unit.adapters.auth.token_helpers import KEY, PORTAL, Clock, Resolver, claims, own, pem
 
 
 @pytest.fixture(scope="module")
@@ -67,25 +42,6 @@ def clock() -> Clock:
 @pytest.fixture
 def tokens(clock: Clock) -> Tokens:
     return Tokens(KEY, issuer="golf", audience="golf", access_seconds=3600, clock=clock)
-
-
-def pem(private_key: rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey) -> str:
-    return (
-        private_key.public_key()
-        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        .decode()
-    )
-
-
-def claims(now: float, **changes: Any) -> dict[str, Any]:
-    """Valid claims of our own issuer; a change to None drops the claim."""
-    base: dict[str, Any] = {"iss": "golf", "aud": "golf", "sub": "p1", "iat": int(now), "exp": int(now) + 600}
-    base.update(changes)
-    return {k: v for k, v in base.items() if v is not None}
-
-
-def own(now: float, **changes: Any) -> str:
-    return jwt.encode(claims(now, **changes), KEY, algorithm="HS256")
 
 
 def b64(data: bytes) -> str:

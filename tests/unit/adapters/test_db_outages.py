@@ -67,7 +67,7 @@ def test_a_failed_write_ends_only_with_a_write(caplog: pytest.LogCaptureFixture)
 # -- SQLite ------------------------------------------------------------------------------------------------------
 async def _count_games(db: Database) -> int:
     async with db() as uow:
-        row = await uow.repo.tx.fetchone("SELECT COUNT(*) AS n FROM games")
+        row = await uow.tx.fetchone("SELECT COUNT(*) AS n FROM games")
     assert row is not None
     return int(row["n"])
 
@@ -108,7 +108,7 @@ async def test_sqlite_file_replaced_is_opened_again(tmp_path: Path) -> None:
         await _count_games(db)
         (tmp_path / "other.db").replace(tmp_path / "golf.db")
         async with db() as uow:
-            assert await uow.repo.tx.fetchone("SELECT COUNT(*) FROM marker") is not None
+            assert await uow.tx.fetchone("SELECT COUNT(*) FROM marker") is not None
     finally:
         await db.dispose()
 

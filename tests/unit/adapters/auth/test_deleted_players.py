@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from golf.adapters.auth.header import one_authorization
 from golf.adapters.auth.tokens import Tokens, TrustedIssuer
 from golf.app.errors import Unauthenticated
-from tests.unit.auth.test_tokens import KEY, PORTAL, Clock, claims, own, pem
+from tests.unit.adapters.auth.token_helpers import KEY, PORTAL, Clock, claims, own, pem
 
 GONE = "the token's player no longer exists; create a guest or sign in again"
 

@@ -15,7 +15,7 @@ import pytest
 from golf.adapters.edge import Edge
 from golf.adapters.rest import build_rest_app
 from golf.adapters.web import WEB_DIR
-from tests.unit.api.test_docs_pages import RPCS
+from tests.unit.adapters.one_rpc import RPCS
 
 IMPORTS = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+)["'](\./[^"']+)["']""", re.MULTILINE)
 """A module's relative imports: ``import ... from "./x.js"``, ``import("./x.js")``, ``import "./x.js"``."""

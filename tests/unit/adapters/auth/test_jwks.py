@@ -22,7 +22,7 @@ from golf.adapters.auth.tokens import Tokens, TrustedIssuer
 from golf.adapters.settings import Settings, TrustedIssuerSettings
 from golf.app.errors import Unauthenticated
 from tests.jwks_server import JwksServer, jwk
-from tests.unit.auth.test_tokens import KEY, PORTAL, Clock, Resolver, claims
+from tests.unit.adapters.auth.token_helpers import KEY, PORTAL, Clock, Resolver, claims
 
 NOT_AMONG = f"the token's signing key is not among the keys of issuer {PORTAL}"
 UNAVAILABLE = f"the signing keys of issuer {PORTAL} could not be fetched; try again later"
