@@ -105,7 +105,10 @@ def shared_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedS
 
 @pytest.fixture(scope="module")
 def server(
-    request: pytest.FixtureRequest, db_kind: str, shared_servers: SharedServers, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    db_kind: str,
+    shared_servers: SharedServers,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Server]:
     """A running server: this process's shared one of the kind, or the module's own (``OWN_SERVER = True``)."""
     if getattr(request.module, "OWN_SERVER", False):

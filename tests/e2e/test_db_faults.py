@@ -22,6 +22,10 @@ from tests.e2e.support import R as Reason
 from tests.e2e.test_outages import _check_log, _readiness, _recovered, _refused_while_down, _sign_in_and_play
 from tests.pg_faults import admin, database_of, terminate_backends
 
+OWN_SERVER = True
+"""A server and database of this module's own (tests/e2e/conftest.py):
+it kills its server's database backends and stops it."""
+
 READY_TIMEOUT = 30.0
 
 

@@ -21,6 +21,10 @@ from sqlalchemy.engine import make_url
 from tests.e2e.support import Grpc, Rest, Server, choose_move, draw, migrate, move_request, pb
 from tests.e2e.support import R as Reason
 
+OWN_SERVER = True
+"""A server and database of this module's own (tests/e2e/conftest.py):
+it takes its server's database away and stops it."""
+
 RETRY_SECONDS = 2.0
 RECOVERY_TIMEOUT = 30.0
 
