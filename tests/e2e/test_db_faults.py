@@ -22,6 +22,10 @@ from tests.e2e.support import START_TIMEOUT, Grpc, Rest, Server, health_status, 
 from tests.e2e.support import R as Reason
 from tests.pg_faults import admin, database_of, terminate_backends
 
+OWN_SERVER = True
+"""A server and database of this module's own (tests/e2e/conftest.py):
+it kills its server's database backends and stops it."""
+
 READY_TIMEOUT = 30.0
 
 

@@ -19,6 +19,10 @@ import pytest
 from golf.v1 import errors_pb2
 from tests.e2e.support import R, Server, migrate
 
+OWN_SERVER = True
+"""A server and database of this module's own (tests/e2e/conftest.py):
+it fills its server's connection cap and times its connections."""
+
 MB = 2**20
 LIMIT = 64 * 1024  # GOLF_MAX_BODY_BYTES's default
 EDGE = {

@@ -18,6 +18,10 @@ from google.protobuf import json_format
 from golf.v1 import errors_pb2, solitaire_service_pb2
 from tests.e2e.support import R, Rest, Server, migrate
 
+OWN_SERVER = True
+"""A server and database of this module's own (tests/e2e/conftest.py):
+it measures its server's memory."""
+
 LIMIT = 64 * 1024  # the default GOLF_MAX_BODY_BYTES
 MB = 2**20
 GAME = "/v1/games/00000000-0000-0000-0000-000000000000"

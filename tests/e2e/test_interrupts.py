@@ -39,6 +39,10 @@ from tests.e2e.support import (
     pb,
 )
 
+OWN_SERVER = True
+"""A server and database of this module's own (tests/e2e/conftest.py):
+it reads its server's whole log for errors that hung-up clients must not cause."""
+
 QUIET_EXITS = (0, 130, -signal.SIGINT)
 """Stopped gracefully, interrupted (Ctrl-C taken as a KeyboardInterrupt), or killed by SIGINT before Python took
 over its handling (the first milliseconds of the interpreter)."""

@@ -13,6 +13,10 @@ import pytest
 from golf.v1 import solitaire_pb2
 from tests.e2e.support import Grpc, Reply, Rest, Server, choose_move, migrate, move_request, pb
 
+OWN_SERVER = True
+"""A server and database of this module's own (tests/e2e/conftest.py):
+it stops and restarts its server."""
+
 IN_PROGRESS = solitaire_pb2.GAME_STATUS_IN_PROGRESS
 
 

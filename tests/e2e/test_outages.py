@@ -26,6 +26,10 @@ from tests.e2e.outages import (
 )
 from tests.e2e.support import Grpc, Rest, Server, migrate
 
+OWN_SERVER = True
+"""A server and database of this module's own (tests/e2e/conftest.py):
+it takes its server's database away and stops it."""
+
 
 class TcpProxy:
     """Forwards 127.0.0.1:``port`` to ``target``; ``cut`` closes the listener and every connection (the database

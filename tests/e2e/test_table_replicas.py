@@ -29,6 +29,10 @@ from golf.v1 import card_golf_pb2 as cg
 from tests.e2e.support import Rest, Server, migrate
 from tests.e2e.tables import Tables
 
+OWN_SERVER = True
+"""A server and database of this module's own (tests/e2e/conftest.py):
+it kills its server."""
+
 NOTIFY_BOUND = 20.0
 """Seconds within which a move made through one replica must reach a watcher of the other: far below the watcher's
 catch-up period (60 s), so only a notification can explain it; far above any delivery time, so load cannot fail it."""
