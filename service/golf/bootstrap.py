@@ -21,7 +21,7 @@ from grpc_health.v1 import health_pb2
 
 from golf.adapters.auth.keys import load_signing_key
 from golf.adapters.auth.tokens import Tokens, TrustedIssuer
-from golf.adapters.db.drivers import PostgresDriver
+from golf.adapters.db.postgres_driver import PostgresDriver
 from golf.adapters.db.record_index import SqlRecordIndex
 from golf.adapters.db.repository import Database
 from golf.adapters.edge import Edge

@@ -1,4 +1,5 @@
-"""The SQL repository and unit of work, on the drivers of ``drivers.py`` (one transaction per unit of work)."""
+"""The SQL repository and unit of work, on the driver of the URL's database (``postgres_driver.py`` or
+``sqlite_driver.py``; one transaction per unit of work)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation, open_driver
+from golf.adapters.db.drivers import Driver, Row, Transaction, UniqueViolation
 from golf.adapters.db.group_commit import Grouped
+from golf.adapters.db.postgres_driver import PostgresDriver
 from golf.adapters.db.record_store import SqlRecordStore
 from golf.adapters.db.rows import marks, maybe_when, verdict, when
+from golf.adapters.db.sqlite_driver import SqliteDriver
 from golf.adapters.db.table_store import SqlTableStore
+from golf.adapters.db.urls import is_sqlite
 from golf.adapters.db.webhook_store import SqlWebhookStore
 from golf.app.identity import PlayerRecord, RefreshTokenRecord
 from golf.app.ports import AlreadyStored, DuplicateMove
@@ -649,6 +653,15 @@ class SqlUnitOfWork:
                 await self._tx.rollback()
         finally:
             await self._driver.release(self._token)
+
+
+def open_driver(
+    url: str, pool_size: int = 10, sqlite_synchronous: str = "FULL", group_commit_delay: float = 0.0
+) -> Driver:
+    """The driver for a plain database URL (``group_commit_delay``: seconds, see ``GroupCommit``)."""
+    if is_sqlite(url):
+        return SqliteDriver(url, sqlite_synchronous)
+    return PostgresDriver(url, pool_size, group_commit_delay)
 
 
 class Database:
