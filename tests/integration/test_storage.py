@@ -19,9 +19,9 @@ from golf.app.errors import Conflict
 from golf.app.identity import AccessToken, Caller
 from golf.app.ports import DuplicateMove
 from golf.app.records import DealStanding, MoveRecord
-from golf.app.services import Services, build_services
 from golf.app.solitaire import SolitaireService
 from golf.app.solving import InlineSolver
+from golf.bootstrap import Services, build_services
 from golf.engine.solitaire.moves import Draw
 from golf.engine.solitaire.state import Status
 

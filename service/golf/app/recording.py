@@ -32,6 +32,7 @@ from golf.app.history import PlayedRecord, RecordKind, Result, duration_ms
 from golf.app.identity import LEGACY_OWNER, OWN_ISSUER
 from golf.app.ports import UnitOfWork
 from golf.app.records import GameRecord, RoundRecord, action_moves, effective
+from golf.app.table_service import Appended, AppendObserver
 from golf.app.tables.entries import SeatMoved
 from golf.app.tables.state import MatchEnd, Table, TableStatus
 from golf.engine.cardgolf.bots.catalogue import SEPARATOR as BOT_NAME_SEPARATOR
@@ -289,3 +290,14 @@ class RecordKeeper:
                 rating_entry(old, player, record.issuer, new.mu, new.sigma, at, board=board, counts=counts[player])
             )
         return out
+
+
+def match_recorder(records: RecordKeeper) -> AppendObserver:
+    """The table observer that records a match in the transaction of the entry that ends it."""
+
+    async def observe(uow: UnitOfWork, appended: Appended) -> None:
+        await records.match_finished(
+            uow, appended.table_id, appended.record.created_at, appended.before, appended.after, appended.at
+        )
+
+    return observe

@@ -70,6 +70,9 @@ JOIN_CODE_LENGTH = 8
 """23^8 is about 78 billion codes. With wrong codes limited per player and address (``JoinCodeGuard``; 200 a day
 per address by default) and even 10,000 private tables open, one address needs about 39,000 days for one lucky
 guess. Codes of 6 letters, made before, still open their tables (any code of 4 to 16 letters and digits does)."""
+JOIN_CODE_CONSTRAINT = "uq_card_golf_tables_join_code"
+"""The unique index that ``TableRepository.add_table`` names (``AlreadyStored``) when another open table holds the
+join code just drawn."""
 _TABLE_IDS = uuid.UUID("6f1c3a52-5d8e-4f0b-9a57-2b7c9e1d4a60")
 """The namespace of table ids made from (creator, idempotency key), so a retried create finds its table."""
 QUICK_PLAY_SEATS = 4
@@ -263,7 +266,7 @@ class TableService:
                         )
                     await uow.commit()
             except AlreadyStored as taken:
-                if "join_code" in taken.constraint:
+                if JOIN_CODE_CONSTRAINT in taken.constraint:
                     continue  # another open table holds the code: draw another
                 if idempotency_key is None:
                     raise

@@ -10,8 +10,8 @@ import pytest
 from golf.app.dealing import DealSettings
 from golf.app.errors import RateLimited
 from golf.app.identity import AccessToken, Caller
-from golf.app.services import Services, build_services
 from golf.app.solving import InlineSolver
+from golf.bootstrap import Services, build_services
 from tests.unit.app.fakes import FakeClock, FakeStore
 
 

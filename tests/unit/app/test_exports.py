@@ -26,9 +26,9 @@ from golf.app.exports import (
 )
 from golf.app.history import RecordKind
 from golf.app.identity import Caller
-from golf.app.services import Services
 from golf.app.tables import TableOptions, TableStatus
 from golf.app.tables.records import TableRecordError
+from golf.bootstrap import Services
 from tests.finished import finish_game, finish_match
 from tests.unit.app.fakes import FakeStore
 

@@ -16,8 +16,8 @@ from golf.app.identity import Caller
 from golf.app.records import GameSnapshot
 from golf.app.replays import ReplayService
 from golf.app.reveals import CLOSE_GRACE
-from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
+from golf.bootstrap import Services
 from tests.unit.app.fakes import FakeClock, FakeRepository, FakeStore
 from tests.unit.app.test_exports import ListIndex
 from tests.unit.app.test_ownership import play_out, store_deals
