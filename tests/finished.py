@@ -10,9 +10,9 @@ from typing import Any
 
 from golf.app.identity import AccessToken, Caller
 from golf.app.records import GameSnapshot
-from golf.app.services import Services
 from golf.app.tables import TableStatus
 from golf.app.tables.read_model import TableSnapshot
+from golf.bootstrap import Services
 from golf.engine.cardgolf import Knock
 from golf.engine.solitaire.moves import PlayColumn
 

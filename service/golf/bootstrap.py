@@ -1,34 +1,27 @@
-"""Wiring: settings to database, use cases, handlers and both transports, served in one event loop."""
+"""The composition root: settings to database, use cases, handlers and both transports, served in one event loop
+(``serve``; its signals, start and stop are ``golf.adapters.lifecycle``'s). Every part is made and wired here, and
+nowhere else."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
-import os
-import signal
-import threading
-import time
-from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from multiprocessing import resource_tracker
-from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
-from grpc_health.v1 import health_pb2
 
 from golf.adapters.auth.keys import load_signing_key
 from golf.adapters.auth.tokens import Tokens, TrustedIssuer
-from golf.adapters.db.drivers import PostgresDriver
+from golf.adapters.db.gauges import games_in_progress, tables_active
+from golf.adapters.db.postgres_driver import PostgresDriver
 from golf.adapters.db.record_index import SqlRecordIndex
 from golf.adapters.db.repository import Database
 from golf.adapters.edge import Edge
 from golf.adapters.fair_calls import FairCalls
 from golf.adapters.grpc_server import GrpcLimits, build_grpc_server
-from golf.adapters.health import LIVENESS, Readiness
+from golf.adapters.health import Readiness
 from golf.adapters.http_protocol import HttpLimits, edge_protocol
+from golf.adapters.lifecycle import Background, HttpServer, Served, run, stop_signals
 from golf.adapters.metrics import Metrics, TimedSolver
 from golf.adapters.ratelimit import Limits, limits_from_settings
 from golf.adapters.rest import build_rest_app
@@ -48,28 +41,59 @@ from golf.api.table_watch import watch_rpcs
 from golf.api.webhook_handlers import WebhookHandlers
 from golf.app.dealing import Dealer, DealSettings
 from golf.app.exports import Exporter
+from golf.app.players import PlayerService
+from golf.app.ports import Clock, RateLimiter, Solver, TokenIssuer, UnitOfWorkFactory
 from golf.app.record_queries import RecordQueries
+from golf.app.recording import RecordKeeper, match_recorder
 from golf.app.replays import ReplayService
-from golf.app.services import build_services
+from golf.app.rounds import RoundService
+from golf.app.solitaire import SolitaireService
 from golf.app.tables.events import TableEvents
 from golf.app.tables.service import TableService
 from golf.app.webhooks import WebhookOutbox, WebhookService
 from golf.interrupts import EARLY_INTERRUPT
 
-log = logging.getLogger("golf")
-
 
 def utc_now() -> datetime:
+    """The service's clock."""
     return datetime.now(UTC)
 
 
-Background = Callable[[], Coroutine[Any, Any, None]]
-"""Work a server process runs beside its transports for as long as it serves (a loop that returns only when
-cancelled): started once both transports are up, cancelled when the server stops."""
+@dataclass(frozen=True)
+class Services:
+    """The use cases over one storage, clock and solver (what ``build`` wires to handlers; the tests' own wiring)."""
+
+    games: SolitaireService
+    rounds: RoundService
+    dealer: Dealer
+    players: PlayerService
+    tables: TableService
+
+
+def build_services(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    solver: Solver,
+    settings: DealSettings,
+    tokens: TokenIssuer,
+    limiter: RateLimiter,
+    refresh_days: int = 365,
+) -> Services:
+    """The use cases wired together over ``uow``, ``clock`` and ``solver`` (fakes in the unit tests)."""
+    dealer = Dealer(uow, clock, solver, settings, limiter)
+    records = RecordKeeper()
+    games = SolitaireService(uow, clock, dealer, solver, limiter, solver_budget=settings.solver_budget, records=records)
+    rounds = RoundService(uow, clock, games, limiter)
+    players = PlayerService(uow, clock, tokens, limiter, refresh_days)
+    tables = TableService(uow, clock, limiter)
+    tables.observers.append(match_recorder(records))
+    return Services(games, rounds, dealer, players, tables)
 
 
 @dataclass
 class Container:
+    """One server process's parts, made by ``build``: what ``serve`` puts on the transports, runs and stops."""
+
     database: Database
     solver: ProcessPoolSolver
     background_solver: ProcessPoolSolver
@@ -82,6 +106,13 @@ class Container:
     tables: TableService
     background: dict[str, Background] = field(default_factory=dict)
     """This process's background work by name (the live tables' clock, the event hub's listener)."""
+
+    async def close(self) -> None:
+        """Free the solver's processes, the rate limiter's connections and the database's, once nothing uses them."""
+        self.solver.close()
+        self.background_solver.close()
+        await self.limits.close()
+        await self.database.dispose()
 
 
 def build(settings: Settings) -> Container:
@@ -99,8 +130,8 @@ def build(settings: Settings) -> Container:
     )
     background = ProcessPoolSolver(1, nice=10)
     metrics = Metrics(settings.metrics_refresh_seconds)
-    metrics.count_games_with(lambda: _games_in_progress(database))
-    metrics.count_tables_with(lambda: _tables_active(database))
+    metrics.count_games_with(lambda: games_in_progress(database))
+    metrics.count_tables_with(lambda: tables_active(database))
     driver = database.driver
     if isinstance(driver, PostgresDriver):
         metrics.count_group_commit_with(lambda: (driver.group.batches, driver.group.entries))
@@ -175,84 +206,10 @@ def build(settings: Settings) -> Container:
     )
 
 
-async def _games_in_progress(database: Database) -> int:
-    async with database() as uow:
-        row = await uow.tx.fetchone("SELECT COUNT(*) AS n FROM games WHERE status = 'in_progress'")
-    return int(row["n"]) if row else 0
-
-
-async def _tables_active(database: Database) -> int:
-    async with database() as uow:
-        row = await uow.tx.fetchone("SELECT COUNT(*) AS n FROM card_golf_tables WHERE status IN ('seating', 'playing')")
-    return int(row["n"]) if row else 0
-
-
-def _report_stopped(task: asyncio.Task[None]) -> None:
-    """Background work ends only when the server stops: any other end is logged, with its error."""
-    if not task.cancelled() and task.exception() is not None:
-        log.error("background work %s failed", task.get_name(), exc_info=task.exception())
-    elif not task.cancelled():
-        log.error("background work %s ended while the server was serving", task.get_name())
-
-
-class _Uvicorn(uvicorn.Server):
-    """Uvicorn without its own signal handlers: ``serve`` below stops both transports together."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
-def _take_interrupts(loop: asyncio.AbstractEventLoop, on_interrupt: Callable[[], None]) -> None:
-    """Ctrl-C (SIGINT) calls ``on_interrupt`` in the event loop, from a thread that waits for it, for the rest of
-    the process; no ``KeyboardInterrupt`` is raised anywhere.
-
-    SIGINT is blocked in the calling thread, so in every thread and process started from it after this: the
-    solver's worker processes (a terminal sends Ctrl-C to the whole process group, and each worker would die of
-    it with a ``KeyboardInterrupt`` traceback; the server stops them itself) and gRPC's and uvicorn's threads.
-    Call it before any of them start.
-    """
-    # multiprocessing's resource tracker unblocks SIGINT in the thread that starts it (CPython 3.11); the solver's
-    # pools start it when they are made: start it first, so that it is running and leaves the mask alone.
-    resource_tracker.ensure_running()
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-
-    def wait() -> None:
-        while True:
-            signal.sigwait({signal.SIGINT})
-            try:
-                loop.call_soon_threadsafe(on_interrupt)
-            except RuntimeError:  # the loop has closed: the server has stopped already
-                return
-
-    threading.Thread(target=wait, name="sigint", daemon=True).start()
-
-
-STOP_MARGIN_SECONDS = 15.0
-"""How long past its drain and grace periods a stopping server may take before it is ended the hard way."""
-
-
-def _exit_if_stuck(seconds: float) -> None:
-    """A stop that has not ended ``seconds`` from now ends the process: a stuck thread must not keep a pod (or a
-    terminal) waiting for ever. Every acknowledged move is already committed, so nothing is lost."""
-
-    def watch() -> None:
-        time.sleep(seconds)
-        log.error("the server did not stop within %.0f s; exiting now", seconds)
-        logging.shutdown()
-        os._exit(1)
-
-    threading.Thread(target=watch, name="stop-watchdog", daemon=True).start()
-
-
 async def serve(settings: Settings) -> None:
     """Serve REST and gRPC until SIGTERM or SIGINT, then finish requests in flight and exit."""
-    stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
     # First: a Ctrl-C while starting up stops the server as soon as it is up, like one while serving.
-    _take_interrupts(loop, stopping.set)
-    for sig in (signal.SIGTERM, signal.SIGINT):  # SIGINT: should it reach a thread that does not block it
-        loop.add_signal_handler(sig, stopping.set)
+    stopping = stop_signals()
     if EARLY_INTERRUPT.is_set():  # Ctrl-C came while the process was getting here
         stopping.set()
     container = build(settings)
@@ -268,7 +225,7 @@ async def serve(settings: Settings) -> None:
         on_change=lambda ready: metrics.ready.set(ready),
     )
     app: FastAPI = build_rest_app(rpcs, container.edge, metrics, readiness, settings.max_body_bytes)
-    http = _Uvicorn(
+    http = HttpServer(
         uvicorn.Config(
             app,
             host=settings.host,
@@ -282,37 +239,17 @@ async def serve(settings: Settings) -> None:
             log_config=None,  # our handlers (``golf.adapters.logs``), not uvicorn's
         )
     )
-
-    await grpc_server.start()
-    await health_servicer.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
-    await readiness.check()  # SERVING for "" and the service only once the database and schema are ready
-    watch_task = asyncio.create_task(readiness.watch(settings.readiness_interval_seconds))
-    http_task = asyncio.create_task(http.serve())
-    refill_task = asyncio.create_task(container.refill_dealer.refill_forever()) if settings.pool_size else None
-    background_tasks = [asyncio.create_task(work(), name=name) for name, work in container.background.items()]
-    for task in background_tasks:
-        task.add_done_callback(_report_stopped)
-    log.info("serving gRPC on %s:%d and REST on %s:%d", settings.host, grpc_port, settings.host, settings.http_port)
-    stop_wait = asyncio.create_task(stopping.wait())
-    await asyncio.wait({http_task, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
-
-    log.info("shutting down: finishing requests in flight")
-    _exit_if_stuck(settings.shutdown_drain_seconds + settings.shutdown_grace_seconds + STOP_MARGIN_SECONDS)
-    await readiness.stop()  # /readyz 503 and gRPC health NOT_SERVING before requests in flight finish
-    watch_task.cancel()
-    http.should_exit = True
-    # gRPC cancels calls it has received but not yet handed to a handler when stop() begins; keep serving a
-    # moment so calls sent before the signal are taken up (load balancers see NOT_SERVING meanwhile).
-    await asyncio.sleep(min(settings.shutdown_drain_seconds, settings.shutdown_grace_seconds))
-    if refill_task is not None:
-        refill_task.cancel()
-    for task in background_tasks:
-        task.cancel()
-    await asyncio.gather(grpc_server.stop(settings.shutdown_grace_seconds), http_task, return_exceptions=True)
-    await asyncio.gather(*background_tasks, return_exceptions=True)  # before the database they use goes
-    container.solver.close()
-    container.background_solver.close()
-    await container.limits.close()
-    await container.database.dispose()
-    stop_wait.cancel()
-    log.info("stopped")
+    served = Served(
+        grpc_server,
+        health_servicer,
+        readiness,
+        http,
+        container.background,
+        container.refill_dealer.refill_forever if settings.pool_size else None,
+        container.close,
+        f"gRPC on {settings.host}:{grpc_port} and REST on {settings.host}:{settings.http_port}",
+        readiness_interval=settings.readiness_interval_seconds,
+        drain_seconds=settings.shutdown_drain_seconds,
+        grace_seconds=settings.shutdown_grace_seconds,
+    )
+    await run(served, stopping)

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from golf.adapters.db.repository import Database
 from golf.app.dealing import DealSettings
 from golf.app.identity import AccessToken, Caller
-from golf.app.services import Services, build_services
 from golf.app.solitaire import SolitaireService
 from golf.app.solving import InlineSolver
+from golf.bootstrap import Services, build_services
 
 PLAYER = Caller("00000000-0000-0000-0000-000000000001")
 

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from sqlalchemy.engine import make_url
 
-from golf.adapters.db import drivers
+from golf.adapters.db import postgres_driver as pg_driver
 from golf.adapters.db.group_commit import Grouped
 from golf.adapters.db.migrate import upgrade
 from golf.adapters.db.repository import Database
@@ -126,15 +126,15 @@ async def test_a_stalled_database_is_unavailable_in_bounded_time(
 ) -> None:
     """No answer at all (a stalled network or server): past the answer timeout the request is refused, not left to
     hang until the client gives up. The timeouts are shortened for the test; GUARD is far beyond them."""
-    monkeypatch.setattr(drivers, "ANSWER_TIMEOUT", 0.5)
-    monkeypatch.setattr(drivers, "CONNECT_TIMEOUT", 0.5)
+    monkeypatch.setattr(pg_driver, "ANSWER_TIMEOUT", 0.5)
+    monkeypatch.setattr(pg_driver, "CONNECT_TIMEOUT", 0.5)
     proxy, db = proxied
     assert await _read(db) == 0  # a connection open, with the short timeout
     proxy.stall()
     with pytest.raises(StorageUnavailable) as info:
         await _read(db)
     assert info.value.reason.startswith("no answer in time"), info.value.reason
-    await asyncio.sleep(drivers.RETRY_CONNECT_AFTER)
+    await asyncio.sleep(pg_driver.RETRY_CONNECT_AFTER)
     with pytest.raises(StorageUnavailable):
         await _atomic(db)  # a new connection that gets no answer either
     await proxy.heal()
@@ -163,7 +163,7 @@ async def test_a_group_commit_connection_ended_while_idle_is_replaced(
 ) -> None:
     proxy, db = proxied
     driver = db.driver
-    assert isinstance(driver, drivers.PostgresDriver)
+    assert isinstance(driver, pg_driver.PostgresDriver)
     one = Grouped("SELECT ?::int AS v", "SELECT d.entry, d.v FROM unnest($1::int[]) WITH ORDINALITY AS d(v, entry)")
     assert (await driver.group.fetchone(one, (1,)))["v"] == 1
     proxy.end_idle()
@@ -273,7 +273,7 @@ async def test_a_connection_limit_reached_is_unavailable_logged_once(
         for _ in range(3):
             async with db() as holding:
                 await holding.tx.fetchone("SELECT 1")  # the one connection allowed, held
-                await asyncio.sleep(drivers.RETRY_CONNECT_AFTER)  # a new connection is tried, not refused at once
+                await asyncio.sleep(pg_driver.RETRY_CONNECT_AFTER)  # a new connection is tried, not refused at once
                 with pytest.raises(StorageUnavailable) as info:
                     await _read(db)
                 assert "too many connections" in info.value.reason, info.value.reason

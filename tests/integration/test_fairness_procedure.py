@@ -22,8 +22,8 @@ from golf.api.table_handlers import TableHandlers
 from golf.app.dealing import DealSettings
 from golf.app.errors import Unauthenticated
 from golf.app.identity import Caller
-from golf.app.services import build_services
 from golf.app.solving import InlineSolver
+from golf.bootstrap import build_services
 from tests.fairness_spec import (
     card_golf_text,
     commitment,

@@ -9,9 +9,10 @@ from dataclasses import replace
 import asyncpg
 import pytest
 
-from golf.adapters.db.drivers import PostgresDriver, UniqueViolation
+from golf.adapters.db.drivers import UniqueViolation
 from golf.adapters.db.group_commit import Grouped
 from golf.adapters.db.migrate import upgrade
+from golf.adapters.db.postgres_driver import PostgresDriver
 from golf.adapters.db.repository import Database
 from golf.app.errors import StorageUnavailable
 from golf.app.records import GameRecord, MoveRecord

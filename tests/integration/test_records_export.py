@@ -21,8 +21,8 @@ from golf.api.record_convert import record_to_proto
 from golf.app.dealing import DealSettings
 from golf.app.exports import GAME, MATCH, Exporter, ExportQuery, IndexedRecord
 from golf.app.identity import Caller, PlayerRecord
-from golf.app.services import Services, build_services
 from golf.app.solving import InlineSolver
+from golf.bootstrap import Services, build_services
 from golf.commands.record_checks import check_record
 from golf.v1 import record_service_pb2 as rpb
 from tests.finished import Clock, NoLimits, Tokens, finish_game, finish_match

@@ -26,8 +26,8 @@ from golf.app.dealing import DealSettings
 from golf.app.errors import StorageUnavailable, Unauthenticated
 from golf.app.exports import Exported, Exporter, ExportQuery
 from golf.app.identity import Caller
-from golf.app.services import build_services
 from golf.app.solving import InlineSolver
+from golf.bootstrap import build_services
 from golf.commands.record_checks import check_record
 from golf.v1 import errors_pb2, record_service_pb2_grpc
 from golf.v1 import record_service_pb2 as rpb

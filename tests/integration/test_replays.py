@@ -28,13 +28,13 @@ from golf.app.history import RecordKind
 from golf.app.identity import Caller
 from golf.app.records import GameSnapshot
 from golf.app.replays import ReplayService
-from golf.app.services import Services, build_services
 from golf.app.solving import InlineSolver
 from golf.app.tables import TableStatus, view_for
 from golf.app.tables import replay as replay_table
 from golf.app.tables.read_model import TableSnapshot
 from golf.app.tables.service import TableService
 from golf.app.tables.writer import replay_log
+from golf.bootstrap import Services, build_services
 from golf.engine.solitaire.moves import Draw
 from golf.engine.solitaire.state import Status
 from golf.v1 import card_golf_pb2 as cg

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from alembic.script import ScriptDirectory
@@ -135,6 +135,3 @@ class Readiness:
             self._on_change(False)
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
-
-
-ReadyCheck = Callable[[], Awaitable[Verdict]]

@@ -26,19 +26,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("golf.ratelimit")
 
-LIMIT_NAMES = (
-    "player",
-    "address",
-    "solver",
-    "create",
-    "sign_in",
-    "sign_up_network",
-    "sign_up_service",
-    "join_code_player",
-    "join_code_address",
-)
-
-# What a refused client is told was too much, per limit; never anything the client sent.
+# Every limit by name (each a setting ``GOLF_RATE_LIMIT_<NAME>``), with what a refused client is told was too much;
+# never anything the client sent.
 _DESCRIPTIONS = {
     "player": "too many requests",
     "address": "too many requests from this address",
@@ -228,7 +217,7 @@ class Limits:
 
 def rules_from_settings(settings: Settings) -> dict[str, str]:
     """Each limit's rule as ``settings`` gives it (``GOLF_RATE_LIMIT_<NAME>``)."""
-    return {name: getattr(settings, f"rate_limit_{name}") for name in LIMIT_NAMES}
+    return {name: getattr(settings, f"rate_limit_{name}") for name in _DESCRIPTIONS}
 
 
 def limits_from_settings(settings: Settings) -> Limits:

@@ -35,6 +35,7 @@ from golf.app.records import GameRecord, RoundRecord, action_moves, effective
 from golf.app.tables.entries import SeatMoved
 from golf.app.tables.state import Table
 from golf.app.tables.status import MatchEnd, TableStatus
+from golf.app.tables.writer import Appended, AppendObserver
 from golf.engine.cardgolf.bots.catalogue import SEPARATOR as BOT_NAME_SEPARATOR
 
 BOT_RATINGS: dict[str, tuple[float, float]] = {
@@ -290,3 +291,14 @@ class RecordKeeper:
                 rating_entry(old, player, record.issuer, new.mu, new.sigma, at, board=board, counts=counts[player])
             )
         return out
+
+
+def match_recorder(records: RecordKeeper) -> AppendObserver:
+    """The table observer that records a match in the transaction of the entry that ends it."""
+
+    async def observe(uow: UnitOfWork, appended: Appended) -> None:
+        await records.match_finished(
+            uow, appended.table_id, appended.record.created_at, appended.before, appended.after, appended.at
+        )
+
+    return observe

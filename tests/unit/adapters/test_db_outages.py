@@ -12,11 +12,13 @@ from typing import Any
 import grpc
 import pytest
 
-from golf.adapters.db import drivers
-from golf.adapters.db.drivers import Outage, PostgresDriver, SqliteDriver
+from golf.adapters.db import postgres_driver, sqlite_driver
+from golf.adapters.db.drivers import Outage
 from golf.adapters.db.group_commit import GroupCommit
 from golf.adapters.db.migrate import upgrade
+from golf.adapters.db.postgres_driver import PostgresDriver
 from golf.adapters.db.repository import Database
+from golf.adapters.db.sqlite_driver import SqliteDriver
 from golf.adapters.health import Readiness
 from golf.adapters.logs import ClientGoneQuiet, OutageLoggedOnce
 from golf.api.errors import to_api_error
@@ -141,7 +143,7 @@ class _FailingConn:
 
 @pytest.mark.parametrize("message", ["disk I/O error", "unable to open database file", "database or disk is full"])
 async def test_sqlite_io_errors_are_unavailable(message: str) -> None:
-    tx = drivers._SqliteTransaction(_FailingConn(sqlite3.OperationalError(message)), Outage("x"))  # type: ignore[arg-type]
+    tx = sqlite_driver._SqliteTransaction(_FailingConn(sqlite3.OperationalError(message)), Outage("x"))  # type: ignore[arg-type]
     with pytest.raises(StorageUnavailable):
         await tx.execute("UPDATE games SET version = 1")
     with pytest.raises(StorageUnavailable):
@@ -149,7 +151,7 @@ async def test_sqlite_io_errors_are_unavailable(message: str) -> None:
 
 
 async def test_sqlite_other_errors_stay_what_they_are() -> None:
-    tx = drivers._SqliteTransaction(_FailingConn(sqlite3.OperationalError("no such table: x")), Outage("x"))  # type: ignore[arg-type]
+    tx = sqlite_driver._SqliteTransaction(_FailingConn(sqlite3.OperationalError("no such table: x")), Outage("x"))  # type: ignore[arg-type]
     with pytest.raises(sqlite3.OperationalError):
         await tx.fetchone("SELECT * FROM x")
 
@@ -217,7 +219,7 @@ async def _never_connect() -> Any:
 
 async def test_postgres_interrupted_transaction_closes_its_connection() -> None:
     conn = _Interrupted()
-    tx = drivers._PgTransaction(None, Outage("x"), GroupCommit(_never_connect, str, lambda err, conn: err))  # type: ignore[arg-type]
+    tx = postgres_driver._PgTransaction(None, Outage("x"), GroupCommit(_never_connect, str, lambda err, conn: err))  # type: ignore[arg-type]
     tx.conn, tx.tx = conn, conn.transaction()  # type: ignore[assignment]
     await tx.rollback()  # no InterfaceError in place of what interrupted it
     assert conn.terminated
@@ -234,12 +236,6 @@ def test_outage_records_are_dropped() -> None:
     assert not keep.filter(_record("golf.app.dealing", logging.ERROR, StorageUnavailable("down")))
     assert keep.filter(_record("golf.app.dealing", logging.ERROR, ValueError("a bug")))
     assert keep.filter(_record("golf", logging.INFO, None))
-
-
-def test_pool_floor_retries_are_left_to_the_driver() -> None:
-    pool_log = logging.getLogger("asyncpg.pool")
-    record = _record("asyncpg.pool", logging.WARNING, ConnectionRefusedError())
-    assert any(isinstance(f, logging.Filter) and not f.filter(record) for f in pool_log.filters)
 
 
 def test_answers_to_clients_that_left_are_not_errors() -> None:

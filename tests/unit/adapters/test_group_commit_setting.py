@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from golf.adapters.db.drivers import PostgresDriver
+from golf.adapters.db.postgres_driver import PostgresDriver
 from golf.adapters.settings import Settings
 from golf.bootstrap import build
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from golf.adapters.db import drivers
-from golf.adapters.db.drivers import _PgPool
+from golf.adapters.db import postgres_pool
+from golf.adapters.db.postgres_pool import PostgresPool
 
 
 class _Protocol:
@@ -60,7 +60,7 @@ class _Server:
 
 async def test_idle_connections_are_reused_and_the_size_is_capped() -> None:
     server = _Server()
-    pool = _PgPool(server.connect, 2)
+    pool = PostgresPool(server.connect, 2)
     a = await pool.acquire()
     pool.release(a)
     assert await pool.acquire() is a
@@ -79,7 +79,7 @@ async def test_idle_connections_are_reused_and_the_size_is_capped() -> None:
 @pytest.mark.parametrize("doubt", ["closed", "in_transaction", "cancelling"])
 async def test_a_connection_in_doubt_is_closed_and_replaced(doubt: str) -> None:
     server = _Server()
-    pool = _PgPool(server.connect, 1)
+    pool = PostgresPool(server.connect, 1)
     a = await pool.acquire()
     waiting = asyncio.ensure_future(pool.acquire())
     await asyncio.sleep(0.01)
@@ -99,7 +99,7 @@ async def test_a_connection_in_doubt_is_closed_and_replaced(doubt: str) -> None:
 
 async def test_a_caller_cancelled_while_handed_a_connection_passes_it_on() -> None:
     server = _Server()
-    pool = _PgPool(server.connect, 1)
+    pool = PostgresPool(server.connect, 1)
     a = await pool.acquire()
     first = asyncio.ensure_future(pool.acquire())
     second = asyncio.ensure_future(pool.acquire())
@@ -116,7 +116,7 @@ async def test_a_caller_cancelled_while_handed_a_connection_passes_it_on() -> No
 
 async def test_cancelled_waiters_are_skipped() -> None:
     server = _Server()
-    pool = _PgPool(server.connect, 1)
+    pool = PostgresPool(server.connect, 1)
     a = await pool.acquire()
     gone = asyncio.ensure_future(pool.acquire())
     await asyncio.sleep(0.01)
@@ -129,7 +129,7 @@ async def test_cancelled_waiters_are_skipped() -> None:
 
 async def test_a_failed_connect_frees_its_place() -> None:
     server = _Server()
-    pool = _PgPool(server.connect, 1)
+    pool = PostgresPool(server.connect, 1)
     server.refuse = True
     for _ in range(3):
         with pytest.raises(ConnectionRefusedError):
@@ -143,11 +143,11 @@ async def test_a_failed_connect_frees_its_place() -> None:
 
 async def test_connections_idle_too_long_are_closed_but_one() -> None:
     server = _Server()
-    pool = _PgPool(server.connect, 3)
+    pool = PostgresPool(server.connect, 3)
     conns = [await pool.acquire() for _ in range(3)]
     for conn in conns:
         pool.release(conn)
-    pool._idle = [(conn, since - drivers.IDLE_LIFETIME - 1) for conn, since in pool._idle]  # long ago
+    pool._idle = [(conn, since - postgres_pool.IDLE_LIFETIME - 1) for conn, since in pool._idle]  # long ago
     pool.release(await pool.acquire())  # the oldest idle one goes
     await asyncio.sleep(0.01)
     assert conns[0].closed and not conns[1].closed and not conns[2].closed
@@ -158,7 +158,7 @@ async def test_connections_idle_too_long_are_closed_but_one() -> None:
 
 async def test_closed_pool_refuses_and_closes_what_comes_back() -> None:
     server = _Server()
-    pool = _PgPool(server.connect, 2)
+    pool = PostgresPool(server.connect, 2)
     a = await pool.acquire()
     await pool.close()
     with pytest.raises(Exception, match="closed"):

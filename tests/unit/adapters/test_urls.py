@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from golf.adapters.db.urls import async_url, is_sqlite, sync_url
+from golf.adapters.db.urls import is_sqlite, sync_url
 
 
 @pytest.mark.parametrize(
-    ("plain", "for_service", "for_migrations"),
+    ("plain", "for_migrations"),
     [
-        ("sqlite:///golf.db", "sqlite+aiosqlite:///golf.db", "sqlite:///golf.db"),
-        ("sqlite:////abs/golf.db", "sqlite+aiosqlite:////abs/golf.db", "sqlite:////abs/golf.db"),
-        ("postgresql://u@h:5432/db", "postgresql+asyncpg://u@h:5432/db", "postgresql+psycopg://u@h:5432/db"),
-        ("postgres://u:pw@h/db", "postgresql+asyncpg://u:pw@h/db", "postgresql+psycopg://u:pw@h/db"),
+        ("sqlite:///golf.db", "sqlite:///golf.db"),
+        ("sqlite:////abs/golf.db", "sqlite:////abs/golf.db"),
+        ("postgresql://u@h:5432/db", "postgresql+psycopg://u@h:5432/db"),
+        ("postgres://u:pw@h/db", "postgresql+psycopg://u:pw@h/db"),
     ],
 )
-def test_drivers(plain: str, for_service: str, for_migrations: str) -> None:
-    assert async_url(plain).render_as_string(hide_password=False) == for_service
+def test_drivers(plain: str, for_migrations: str) -> None:
     assert sync_url(plain).render_as_string(hide_password=False) == for_migrations
 
 
 def test_other_databases_are_refused() -> None:
     with pytest.raises(ValueError, match="GOLF_DATABASE_URL"):
-        async_url("mysql://u@h/db")
+        sync_url("mysql://u@h/db")
     assert is_sqlite("sqlite:///x.db") and not is_sqlite("postgresql://h/db")

@@ -6,8 +6,8 @@ import pytest
 
 from golf.app.dealing import DealSettings
 from golf.app.identity import Caller
-from golf.app.services import Services, build_services
 from golf.app.solving import InlineSolver
+from golf.bootstrap import Services, build_services
 from tests.unit.app.fake_ports import FakeLimiter, FakeTokens
 from tests.unit.app.fakes import FakeClock, FakeStore
 

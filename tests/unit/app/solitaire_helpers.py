@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from golf.app.identity import Caller
 from golf.app.records import DealRecord, GameSnapshot
-from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
+from golf.bootstrap import Services
 from golf.engine.solitaire.state import Status
 from tests.unit.app.fakes import FakeDeals, FakeStore
 

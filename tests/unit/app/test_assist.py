@@ -9,8 +9,8 @@ import pytest
 from golf.app.errors import IdempotencyKeyReused, MoveRefused
 from golf.app.identity import Caller
 from golf.app.records import UNDO
-from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
+from golf.bootstrap import Services
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.rules import UndoPolicy
 from golf.engine.solitaire.solver import solve

@@ -6,7 +6,7 @@ import pytest
 
 from golf.app.errors import MoveRefused
 from golf.app.identity import Caller
-from golf.app.services import Services
+from golf.bootstrap import Services
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.rules import PRESETS
 from golf.engine.solitaire.solver import solve

@@ -23,9 +23,9 @@ from golf.app.exports import (
     table_options_text,
 )
 from golf.app.identity import Caller
-from golf.app.services import Services
 from golf.app.tables import TableOptions, TableStatus
 from golf.app.tables.records import TableRecordError
+from golf.bootstrap import Services
 from tests.finished import finish_game, finish_match
 from tests.unit.app.fake_index import ListIndex
 from tests.unit.app.fakes import FakeStore

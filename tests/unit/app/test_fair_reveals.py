@@ -16,8 +16,8 @@ from golf.app.identity import Caller
 from golf.app.records import GameSnapshot
 from golf.app.replays import ReplayService
 from golf.app.reveals import CLOSE_GRACE
-from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
+from golf.bootstrap import Services
 from tests.unit.app.fake_index import ListIndex
 from tests.unit.app.fakes import FakeClock, FakeDeals, FakeStore
 from tests.unit.app.solitaire_helpers import play_out, store_deals

@@ -11,9 +11,9 @@ from golf.api.table_convert import hole_result_to_proto, score_sheet_to_proto
 from golf.app.exports import Exporter, ExportQuery
 from golf.app.history import RecordKind, Result
 from golf.app.identity import Caller
-from golf.app.services import Services
 from golf.app.tables import Entry, MatchEnd, TableStatus, add_bot, new_table, play_bots, replay, start
 from golf.app.tables.options import TableOptions
+from golf.bootstrap import Services
 from golf.commands.record_checks import check_record
 from tests.finished import finish_match
 from tests.unit.app.fake_index import ListIndex

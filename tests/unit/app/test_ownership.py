@@ -15,8 +15,8 @@ from golf.app.page_tokens import encode_page_token
 from golf.app.records import GameFilter, GameRecord, GameSnapshot, RoundFilter, RoundRecord
 from golf.app.reveals import CLOSE_GRACE
 from golf.app.rounds import RoundSnapshot
-from golf.app.services import Services, build_services
 from golf.app.solving import InlineSolver
+from golf.bootstrap import Services, build_services
 from golf.engine.solitaire.autoplay import choose_run, runs
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.rules import PRESETS

@@ -11,7 +11,7 @@ import pytest
 from golf.app.errors import InvalidArgument, NotFound, RateLimited, Unauthenticated
 from golf.app.identity import OWN_ISSUER, Caller
 from golf.app.players import MAX_REFRESH_TOKEN, PlayerService, network_of
-from golf.app.services import Services
+from golf.bootstrap import Services
 from tests.unit.app.fake_ports import FakeLimiter
 from tests.unit.app.fakes import FakeClock, FakeStore
 

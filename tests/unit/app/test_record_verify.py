@@ -17,7 +17,7 @@ from golf.adapters.proto_json import to_json
 from golf.api.record_convert import record_to_proto
 from golf.app.exports import Exporter, ExportQuery
 from golf.app.identity import Caller
-from golf.app.services import Services
+from golf.bootstrap import Services
 from golf.cli import build_parser
 from golf.commands.record_checks import CheckFailed, check_record
 from golf.engine.shuffle import commitment

@@ -6,9 +6,9 @@ from __future__ import annotations
 from golf.app.identity import Caller
 from golf.app.records import effective, replay_line
 from golf.app.replay_steps import game_steps, table_steps
-from golf.app.services import Services
 from golf.app.tables import TableStatus
 from golf.app.tables import replay as replay_table
+from golf.bootstrap import Services
 from golf.engine.solitaire.moves import Draw
 from golf.engine.solitaire.state import Status
 from tests.unit.app.fakes import FakeClock, FakeStore

@@ -10,8 +10,8 @@ import pytest
 from golf.app.dealing import Dealer, DealSettings
 from golf.app.errors import DealUnavailable, InvalidArgument, RoundOver, StorageUnavailable
 from golf.app.identity import Caller
-from golf.app.services import Services, build_services
 from golf.app.solving import InlineSolver
+from golf.bootstrap import Services, build_services
 from golf.engine.solitaire.difficulty import Difficulty, classify
 from golf.engine.solitaire.solver import solve
 from golf.engine.solitaire.state import State, Status

@@ -6,8 +6,8 @@ import pytest
 
 from golf.app.errors import IdempotencyKeyReused, InvalidArgument, MoveRefused, NotFound, StaleVersion
 from golf.app.identity import Caller
-from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
+from golf.bootstrap import Services
 from golf.engine.solitaire.moves import Draw, PlayColumn, Refusal
 from golf.engine.solitaire.state import Status
 from tests.unit.app.fakes import FakeClock, FakeStore

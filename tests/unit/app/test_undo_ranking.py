@@ -13,8 +13,8 @@ from golf.app.history import RecordKind
 from golf.app.identity import Caller
 from golf.app.records import RoundRecord, Unranked, shows_stock
 from golf.app.replay_steps import game_steps
-from golf.app.services import Services
 from golf.app.solitaire import SolitaireService
+from golf.bootstrap import Services
 from golf.engine.solitaire.moves import Draw, Refusal
 from golf.engine.solitaire.rules import SolitaireRules, UndoPolicy
 from golf.engine.solitaire.state import Status

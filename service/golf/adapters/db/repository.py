@@ -1,18 +1,22 @@
-"""The SQL unit of work and the database it opens, on the drivers of ``drivers.py`` (one transaction per unit of
-work); each context's store lives in its own module (``deal_store``, ``game_store``, ``round_store``,
-``player_store``, ``table_store``, ``webhook_store``, ``record_store``)."""
+"""The SQL unit of work and the database it opens, on the driver of the URL's database (``postgres_driver.py`` or
+``sqlite_driver.py``; one transaction per unit of work); each context's store lives in its own module
+(``deal_store``, ``game_store``, ``round_store``, ``player_store``, ``table_store``, ``webhook_store``,
+``record_store``)."""
 
 from __future__ import annotations
 
 from types import TracebackType
 
 from golf.adapters.db.deal_store import SqlDealStore
-from golf.adapters.db.drivers import Driver, Transaction, open_driver
+from golf.adapters.db.drivers import Driver, Transaction
 from golf.adapters.db.game_store import SqlGameStore
 from golf.adapters.db.player_store import SqlPlayerStore, SqlRefreshTokenStore
+from golf.adapters.db.postgres_driver import PostgresDriver
 from golf.adapters.db.record_store import SqlRecordStore
 from golf.adapters.db.round_store import SqlRoundStore
+from golf.adapters.db.sqlite_driver import SqliteDriver
 from golf.adapters.db.table_store import SqlTableStore
+from golf.adapters.db.urls import is_sqlite
 from golf.adapters.db.webhook_store import SqlWebhookStore
 
 
@@ -92,6 +96,15 @@ class SqlUnitOfWork:
                 await self._tx.rollback()
         finally:
             await self._driver.release(self._token)
+
+
+def open_driver(
+    url: str, pool_size: int = 10, sqlite_synchronous: str = "FULL", group_commit_delay: float = 0.0
+) -> Driver:
+    """The driver for a plain database URL (``group_commit_delay``: seconds, see ``GroupCommit``)."""
+    if is_sqlite(url):
+        return SqliteDriver(url, sqlite_synchronous)
+    return PostgresDriver(url, pool_size, group_commit_delay)
 
 
 class Database:

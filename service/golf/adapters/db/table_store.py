@@ -64,8 +64,6 @@ _MOVE_TABLE = (
 _PG_ENTRY_ROW = "(?::varchar, ?::int, ?::varchar, ?::varchar, ?::int, ?::text, ?::int, ?::timestamptz)"
 """A log row in a VALUES list that is not an INSERT's own (its types are not the columns', so they are given)."""
 KEY_CONSTRAINT = "uq_card_golf_table_entries_key"
-JOIN_CODE_CONSTRAINT = "uq_card_golf_tables_join_code"
-QUICK_PLAY_CONSTRAINT = "card_golf_quick_plays_pkey"
 MAX_LEASE_OWNER = 64
 """The length of ``lease_owner`` (a process's id)."""
 

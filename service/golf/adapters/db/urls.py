@@ -1,4 +1,5 @@
-"""Plain database URLs in, SQLAlchemy URLs with our chosen drivers out."""
+"""Plain database URLs in, SQLAlchemy URLs with our chosen drivers out (the service's own drivers take the plain
+URL: ``postgres_driver.py``, ``sqlite_driver.py``)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,6 @@ def _plain(url: str) -> URL:
     elif backend not in ("postgresql", "sqlite"):
         raise ValueError(f"GOLF_DATABASE_URL: unsupported database {backend!r} (use sqlite:// or postgresql://)")
     return parsed
-
-
-def async_url(url: str) -> URL:
-    """The URL for the service's async engine: asyncpg for PostgreSQL, aiosqlite for SQLite."""
-    parsed = _plain(url)
-    driver = "sqlite+aiosqlite" if parsed.get_backend_name() == "sqlite" else "postgresql+asyncpg"
-    return parsed.set(drivername=driver)
 
 
 def sync_url(url: str) -> URL:

@@ -212,10 +212,6 @@ class SqlWebhookStore:
                 *args,
             )
 
-    async def get_delivery(self, delivery_id: str) -> DeliveryRecord | None:
-        row = await self.tx.fetchone(f"SELECT {_DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = ?", delivery_id)
-        return _delivery(row) if row else None
-
     async def deliveries_of(self, webhook_id: str) -> list[DeliveryRecord]:
         """Every delivery of a webhook, oldest event first (for tests and operators)."""
         rows = await self.tx.fetchall(

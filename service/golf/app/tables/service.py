@@ -63,6 +63,9 @@ JOIN_CODE_LENGTH = 8
 """23^8 is about 78 billion codes. With wrong codes limited per player and address (``JoinCodeGuard``; 200 a day
 per address by default) and even 10,000 private tables open, one address needs about 39,000 days for one lucky
 guess. Codes of 6 letters, made before, still open their tables (any code of 4 to 16 letters and digits does)."""
+JOIN_CODE_CONSTRAINT = "uq_card_golf_tables_join_code"
+"""The unique index that ``TableRepository.add_table`` names (``AlreadyStored``) when another open table holds the
+join code just drawn."""
 
 
 def secure_join_code() -> str:
@@ -165,7 +168,7 @@ class TableService:
                         )
                     await uow.commit()
             except AlreadyStored as taken:
-                if "join_code" in taken.constraint:
+                if JOIN_CODE_CONSTRAINT in taken.constraint:
                     continue  # another open table holds the code: draw another
                 if idempotency_key is None:
                     raise

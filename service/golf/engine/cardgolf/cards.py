@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from golf.engine.cards import RANK_CHARS, SUIT_CHARS, Card
+from golf.engine.cards import RANK_CHARS, Card
 
 JOKER_RANK = 0
 JOKER_CODES = ("XB", "XR")
@@ -32,9 +32,6 @@ class Joker(NamedTuple):
 
 GCard = Card | Joker
 """Any card of a Card Golf deck."""
-
-BLACK_JOKER = Joker(JOKER_RANK, 0)
-RED_JOKER = Joker(JOKER_RANK, 1)
 
 
 def is_joker(card: GCard) -> bool:
@@ -65,13 +62,6 @@ def build_deck(decks: int, jokers: int) -> list[GCard]:
     out: list[GCard] = [Card(rank, suit) for _ in range(decks) for suit in range(4) for rank in range(1, 14)]
     out.extend(Joker(JOKER_RANK, k % 2) for k in range(jokers))
     return out
-
-
-def is_red(card: GCard) -> bool:
-    """Hearts, diamonds and the red joker are red."""
-    if card.rank == JOKER_RANK:
-        return card.suit == 1
-    return SUIT_CHARS[card.suit] in "DH"
 
 
 ONE_EYED_JACKS = frozenset({Card(11, 2), Card(11, 3)})

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from golf.engine.cardgolf.grid import geometry
-from golf.engine.cardgolf.options import FlipRule
 from golf.engine.cardgolf.rules import GolfRules
 from golf.engine.cardgolf.scoring import UNKNOWN, scorer
 
@@ -278,7 +277,3 @@ class Policy:
                 if any(mk[q] < UNKNOWN for q in self.mates[p]):
                     return p
         return downs[0]
-
-    def flip_rule(self) -> FlipRule:
-        """The rules' flip after discarding."""
-        return self.rules.flip_after_discard
