@@ -10,7 +10,7 @@ CONTRACT := service/golf/v1/contract.binpb
 TS_CLIENT := clients/ts/gen/.generated
 BUF := node_modules/.bin/buf
 
-.PHONY: run test install gen lint typecheck tscheck buf buf-breaking hadolint chromium pytest bench clean
+.PHONY: run test install gen docs lint typecheck tscheck buf buf-breaking hadolint chromium pytest bench clean
 
 run: install
 	$(VENV)/bin/golf migrate
@@ -53,12 +53,18 @@ $(BUF): package.json
 	npm install --no-audit --no-fund --silent
 	touch $(BUF)
 
+# The parts of the docs pages that would drift if written by hand (the settings, the RPCs of each service, the card
+# Golf presets and house rules), written again from what they describe; tests/unit/test_docs.py fails when one is stale.
+docs: install
+	$(PY) tools/gen_docs.py
+
 lint: install
-	$(VENV)/bin/ruff check service tests bench migrations
-	$(VENV)/bin/ruff format --check service tests bench migrations
+	$(VENV)/bin/ruff check service tests bench migrations tools
+	$(VENV)/bin/ruff format --check service tests bench migrations tools
 
 typecheck: install
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy tools
 
 # Type checks of our JavaScript: the TypeScript client's Node script (strict, against the generated declarations)
 # and the web client's modules (against the browser's DOM).

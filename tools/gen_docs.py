@@ -95,7 +95,7 @@ def _docstrings(class_name: str) -> dict[str, tuple[str, str]]:
                 and isinstance(after.value, ast.Constant)
                 and isinstance(after.value.value, str)
             ):
-                doc = " ".join(line.strip() for line in after.value.value.strip().splitlines())
+                doc = " ".join(line.strip() for line in after.value.value.strip().splitlines()).replace("``", "`")
             found[node.target.id] = (ast.unparse(node.annotation), doc)
     return found
 

@@ -106,7 +106,8 @@ class Settings(BaseSettings):
     preface and settings). A connection that trickles its headers holds a connection slot for no longer."""
     max_connections: PositiveInt = 1000
     """Open connections per process, on each port; past them a new HTTP connection gets 503 (``Retry-After: 1``)
-    and is closed, a new gRPC one is closed at once. The file descriptors and memory of a process stay bounded whoever connects."""
+    and is closed, a new gRPC one is closed at once. The file descriptors and memory of a process stay bounded
+    whoever connects."""
     max_request_line_bytes: PositiveInt = 16 * 1024
     """The longest HTTP request line (method, path and query) taken: 414, then the connection is closed."""
     max_header_bytes: PositiveInt = 16 * 1024
@@ -171,8 +172,8 @@ class Settings(BaseSettings):
     rate_limit_sign_in: str = "30/minute"
     """Guest sign-ups and token refreshes per client address."""
     rate_limit_sign_up_network: str = "60/minute"
-    """Guest sign-ups per network: the client address's /24 (IPv4) or /64 (IPv6), so that many addresses of one
-    network (a rented block, one IPv6 host) do not each get the address's allowance."""
+    """Guest sign-ups per network: the client address's /24 (IPv4, IPv4-mapped IPv6 too) or /64 (IPv6), so that
+    many addresses of one network (a rented block, one IPv6 host) do not each get the address's allowance."""
     rate_limit_sign_up_service: str = "600/minute"
     """Guest sign-ups on the whole service (every replica, with Redis; each process, without): the most new
     identities a flood from many networks can make. Refreshes and signed-in players are not counted."""
