@@ -111,8 +111,8 @@ class Settings(BaseSettings):
     max_request_line_bytes: PositiveInt = 16 * 1024
     """The longest HTTP request line (method, path and query) taken: 414, then the connection is closed."""
     max_header_bytes: PositiveInt = 16 * 1024
-    """The most bytes of an HTTP request's headers (431, then the connection is closed) and of a gRPC call's
-    metadata (RESOURCE_EXHAUSTED)."""
+    """The most bytes of an HTTP request's headers (431, then the connection is closed; counted as they come, never
+    parsed past it) and of a gRPC call's metadata (RESOURCE_EXHAUSTED)."""
     max_headers: PositiveInt = 100
     """The most header lines an HTTP request may have (431, then the connection is closed)."""
     access_log: bool = False
