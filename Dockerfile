@@ -1,5 +1,5 @@
 # The Golf service: REST on 8080 and gRPC on 50051, one process. Build: docker build -t golf-service .
-# Settings are GOLF_* environment variables (README); GOLF_DATABASE_URL is the one to set (PostgreSQL).
+# Settings are GOLF_* environment variables (docs/configuration.md); GOLF_DATABASE_URL is the one to set (PostgreSQL).
 ARG PYTHON_IMAGE=python:3.12.8-slim-bookworm
 
 # -- build: runtime dependencies in a venv, and the Protobuf/gRPC code generated from proto/ -----------------

@@ -10,7 +10,7 @@ CONTRACT := service/golf/v1/contract.binpb
 TS_CLIENT := clients/ts/gen/.generated
 BUF := node_modules/.bin/buf
 
-.PHONY: run test install gen lint typecheck tscheck buf buf-breaking hadolint chromium pytest bench clean
+.PHONY: run test install gen docs lint typecheck tscheck buf buf-breaking hadolint chromium pytest bench clean
 
 run: install
 	$(VENV)/bin/golf migrate
@@ -52,6 +52,11 @@ $(TS_CLIENT): $(PROTOS) $(VENDOR_PROTOS) buf.yaml clients/ts/buf.gen.yaml $(BUF)
 $(BUF): package.json
 	npm install --no-audit --no-fund --silent
 	touch $(BUF)
+
+# The parts of the docs pages that would drift if written by hand (the settings, the RPCs of each service, the card
+# Golf presets and house rules), written again from what they describe; tests/unit/test_docs.py fails when one is stale.
+docs: install
+	$(PY) tools/gen_docs.py
 
 # lint-imports: the import rules of pyproject.toml's [tool.importlinter] (layers, no import cycle, a pure table
 # aggregate, an engine on the standard library alone), on the graph of golf built afresh each time.

@@ -1,7 +1,8 @@
 """The one compiled part: the solver's search (``golf.engine.solitaire._search``), built from Cython at install.
 
 Everything else is in pyproject.toml. The extension is optional: without a C compiler the install still succeeds
-and ``golf.engine.solitaire.solver`` runs its pure Python search (the same search, about 30 times slower).
+and ``golf.engine.solitaire.solver`` runs its pure Python search (the same search, much slower: its figure is in
+bench/README.md).
 """
 
 from Cython.Build import cythonize

@@ -1,4 +1,4 @@
-"""The published ``golf-shuffle-v1`` algorithm written again from its specification (the README), without the
+"""The published ``golf-shuffle-v1`` algorithm written again from its specification (docs/fairness.md), without the
 engine's code: what clients' checks of a revealed deal run, solitaire's and card Golf's alike."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
   Kubernetes restart healthy pods.
 * Ready: the database answers and its schema is at the newest migration this code knows (or newer: a
   pre-upgrade migration Job of the next release may already have run; migrations are backward compatible, see
-  the README). HTTP ``/readyz`` answers 200 or 503; the gRPC health status of ``""`` and
+  docs/operations.md). HTTP ``/readyz`` answers 200 or 503; the gRPC health status of ``""`` and
   ``golf.v1.SolitaireService`` follows it (SERVING / NOT_SERVING), re-checked every ``interval`` seconds.
 * Stopping: on SIGTERM both say not ready at once, before the requests in flight are finished.
 """

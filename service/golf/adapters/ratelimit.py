@@ -129,8 +129,8 @@ class Limits:
         self._warned_at = -math.inf
         # (limit, key) -> (time.monotonic() until which every call is refused, the window that refused). A moving
         # window refuses every call until its oldest entry expires (calls of other replicas only add entries): so
-        # a refusal is answered from here until then, without the storage (the storage's check took 50 us or more,
-        # and a flood is all refusals).
+        # a refusal is answered from here until then, without the storage (the storage's check costs more, its
+        # figure is in bench/README.md, and a flood is all refusals).
         self._blocked: dict[tuple[str, str], tuple[float, str]] = {}
 
     async def hit(self, limit: str, key: str) -> None:

@@ -415,7 +415,7 @@ def _fastapi_telemetry() -> TelemetryConfig | None:
     """FastAPI's own OpenTelemetry (a span, metrics and logs per request) as it comes (None) when this process has
     OpenTelemetry set up as the app is built, or asks FastAPI to set it up (``FASTAPI_OTEL_AUTO_CONFIGURE``); else
     off. Left on with nothing set up, FastAPI asks on every request whether a provider was set up since (three
-    provider look-ups and an environment read, about 20 us a request, a tenth of a move's CPU): the service's
+    provider look-ups and an environment read, a noticeable share of a move's CPU: bench/README.md): the service's
     metrics are Prometheus' (``/metrics``)."""
     if os.getenv("FASTAPI_OTEL_AUTO_CONFIGURE", "").lower() == "true":
         return None
@@ -455,7 +455,8 @@ def build_rest_app(
     add_docs(app)
     add_play(app)
     # Plain Starlette routes: the endpoints read the request themselves, so FastAPI's dependency machinery
-    # would only cost time (about 40 us a request, measured). The OpenAPI document is built from the RPC table.
+    # would only cost time (its measured cost per request is in bench/README.md). The OpenAPI document is built from
+    # the RPC table.
     for rpc in rpcs:
         route = (
             _stream_route(rpc, edge, metrics) if rpc.stream is not None else _route(rpc, edge, metrics, max_body_bytes)

@@ -17,10 +17,16 @@ class TrustedIssuerSettings(BaseModel):
     model_config = {"extra": "forbid"}
 
     issuer: str
+    """The portal's ``iss``, as its tokens carry it (``https://portal.example``)."""
     audience: str
+    """The ``aud`` the portal's tokens carry for this service."""
     public_key: str | None = None
+    """The portal's public key as PEM; give it or ``jwks_url``."""
     jwks_url: str | None = None
+    """Where the portal publishes its JWK set (fetched when first needed); give it or ``public_key``."""
     algorithms: list[str] = ["RS256", "ES256"]
+    """Signature algorithms taken: RS, PS, ES and EdDSA ones only, so a token "signed" with the public key as an HMAC
+    secret is refused."""
     jwks_refresh_seconds: PositiveFloat = 300.0
     """How long a fetched JWK set is used: a key the portal removes stops signing players in within this time."""
     jwks_timeout_seconds: PositiveFloat = 5.0
@@ -33,16 +39,25 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///golf.db"
     """Plain URL: ``sqlite:///path/golf.db`` or ``postgresql://user@host:5432/db``; drivers are picked here."""
     host: str = "0.0.0.0"
+    """Bind address for both ports."""
     http_port: int = 8080
+    """REST, Connect and gRPC-Web, the docs pages, health and metrics."""
     grpc_port: int = 50051
+    """gRPC."""
     db_pool_size: int = 10
-    """Connections per process (PostgreSQL)."""
+    """PostgreSQL connections per process for requests that read or write in a transaction (a move on a game the
+    process holds takes none); each process opens two more, one to store concurrent moves together (group commit)
+    and one to listen for live tables' events."""
     migrate_wait_seconds: float = Field(default=60.0, ge=0.0)
     """``golf migrate``: how long to wait for a database that cannot be reached yet (not started, not accepting
-    connections, not created yet) before giving up; 0 tries once."""
+    connections, not created yet), trying again with a growing pause (0.25 s up to 5 s) and one log line, before it
+    exits 1 with the last reason; 0 tries once. So ``make run``, a container started beside its database and the
+    chart's migration Job outlive a database that starts after them."""
     db_group_commit_delay_ms: float = Field(default=12.0, ge=0.0, le=100.0)
-    """PostgreSQL: while concurrent moves share statements, the most the group commit lets a batch gather (see
-    ``golf.adapters.db.group_commit``); 0 sends at once. A lone move never waits."""
+    """PostgreSQL: while concurrent moves share statements (group commit, ``golf.adapters.db.group_commit``), the
+    most a batch waits for more moves before it is sent, as PostgreSQL's ``commit_delay``: it goes as soon as as many
+    moves wait as came together lately, or 1/8 of this passes with no new one. Under load a move waits a few
+    milliseconds for several times fewer statements; a lone move never waits; 0 sends at once."""
     shutdown_grace_seconds: float = 10.0
     """On SIGTERM, how long requests in flight may take to finish."""
     shutdown_drain_seconds: float = 1.0
@@ -50,7 +65,12 @@ class Settings(BaseSettings):
     solver_workers: int = 1
     """Processes that run the solver for requests (hints, AutoPlay, winnable deals when the pool is empty)."""
     solver_queue: int = 64
-    """Solver calls that may wait for a worker (players take turns); more are refused with UNAVAILABLE / 503."""
+    """Solver calls that may wait for a worker. Players take turns by claim (``golf.adapters.solver_queue``): one who
+    asks now and then waits only for the searches running, and players who all keep the solver busy take turns (one
+    player's many searches wait behind another's one); when the queue is full, a player with fewer calls in it than
+    the one with the most takes that one's newest call's place, and more are refused with UNAVAILABLE / 503. A call
+    whose client hangs up (a gRPC cancel or deadline, a closed HTTP connection) leaves the queue, or stops its search
+    within milliseconds if it was running."""
     solver_queue_per_player: int = Field(default=3, ge=0)
     """Solver calls one player may have waiting or running at once; more are refused with RATE_LIMITED / 429
     (0: no bound of its own)."""
@@ -63,11 +83,15 @@ class Settings(BaseSettings):
     pool_presets: str = "standard,queens-on-kings,wrap"
     """Presets the pool keeps ready (comma-separated)."""
     log_level: str = "info"
+    """``debug``, ``info``, ``warning`` or ``error``."""
     log_format: Literal["json", "text"] = "json"
     """``json``: one JSON object per line with the request id (for log collectors); ``text`` for a terminal."""
     max_body_bytes: PositiveInt = 64 * 1024
-    """The largest REST request body taken (413 past it, refused before it is read); the largest legitimate body
-    is under 4 KiB."""
+    """The largest REST request body taken; the largest legitimate body is under 4 KiB. A larger one is
+    PAYLOAD_TOO_LARGE (413), refused on its ``Content-Length`` or as soon as that many bytes have come, never read
+    whole; a body the server never reads (a request refused first: 401, 404, 405, 429) is thrown away up to this
+    many bytes, then the connection is closed. Connect refuses one over it, or one that inflates past it (gzip),
+    with 413 too."""
     idle_timeout_seconds: PositiveInt = Field(
         default=75, validation_alias=AliasChoices("GOLF_IDLE_TIMEOUT_SECONDS", "GOLF_HTTP_KEEP_ALIVE_SECONDS")
     )
@@ -81,13 +105,14 @@ class Settings(BaseSettings):
     at most ``max_body_bytes``: 408, then the connection is closed), and to open a gRPC connection (its HTTP/2
     preface and settings). A connection that trickles its headers holds a connection slot for no longer."""
     max_connections: PositiveInt = 1000
-    """Open connections per process, on each port; past them a new HTTP connection gets 503 and is closed, a new
-    gRPC one is closed at once. The file descriptors and memory of a process stay bounded whoever connects."""
+    """Open connections per process, on each port; past them a new HTTP connection gets 503 (``Retry-After: 1``)
+    and is closed, a new gRPC one is closed at once. The file descriptors and memory of a process stay bounded
+    whoever connects."""
     max_request_line_bytes: PositiveInt = 16 * 1024
     """The longest HTTP request line (method, path and query) taken: 414, then the connection is closed."""
     max_header_bytes: PositiveInt = 16 * 1024
-    """The most bytes of an HTTP request's headers (431, then the connection is closed) and of a gRPC call's
-    metadata (RESOURCE_EXHAUSTED)."""
+    """The most bytes of an HTTP request's headers (431, then the connection is closed; counted as they come, never
+    parsed past it) and of a gRPC call's metadata (RESOURCE_EXHAUSTED)."""
     max_headers: PositiveInt = 100
     """The most header lines an HTTP request may have (431, then the connection is closed)."""
     access_log: bool = False
@@ -127,7 +152,8 @@ class Settings(BaseSettings):
     player's access token stops working within this time (0: asked on every call)."""
     trusted_issuers: list[TrustedIssuerSettings] = []
     """Portals whose tokens sign their players in, as JSON: ``[{"issuer": ..., "audience": ..., "public_key": PEM
-    or "jwks_url": URL, "algorithms": ["RS256"]}]``."""
+    or "jwks_url": URL, "algorithms": ["RS256"]}]``, each entry with the fields of ``TrustedIssuerSettings``; an
+    unknown field is refused (a startup error, not ignored)."""
     private_issuers: list[str] = []
     """Portals (issuers) that keep their players private, as JSON: ``["https://portal.example"]``. Their players
     appear on no public leaderboard, and their histories are shown only to players of the same issuer."""
@@ -149,8 +175,8 @@ class Settings(BaseSettings):
     rate_limit_sign_in: str = "30/minute"
     """Guest sign-ups and token refreshes per client address."""
     rate_limit_sign_up_network: str = "60/minute"
-    """Guest sign-ups per network: the client address's /24 (IPv4) or /64 (IPv6), so that many addresses of one
-    network (a rented block, one IPv6 host) do not each get the address's allowance."""
+    """Guest sign-ups per network: the client address's /24 (IPv4, IPv4-mapped IPv6 too) or /64 (IPv6), so that
+    many addresses of one network (a rented block, one IPv6 host) do not each get the address's allowance."""
     rate_limit_sign_up_service: str = "600/minute"
     """Guest sign-ups on the whole service (every replica, with Redis; each process, without): the most new
     identities a flood from many networks can make. Refreshes and signed-in players are not counted."""

@@ -4,7 +4,8 @@ expected to take: a cheap hint weighs little; then its calls in the queue; round
 is bounded per player and in all, and a call whose client has gone away leaves the queue.
 
 Fairness by recent use, not only by turns: with thirty players each keeping a search queued, plain turns make an
-honest player's one hint wait behind twenty-nine others' searches (6.5 s p50 measured). Served by least claim
+honest player's one hint wait behind twenty-nine others' searches (``bench/fair_solver.py``; its figures are in
+bench/README.md). Served by least claim
 first (``FairQueue._claim``; the calls in the queue decide at a flood's start, when nobody has used any), a player
 who asks now and then, or whose searches are cheap, goes ahead of every player who keeps the solver busy with
 long ones, and waits for the searches already running only; players alike still share it in turns.

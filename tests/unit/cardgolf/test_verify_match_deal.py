@@ -1,5 +1,5 @@
-"""The README's procedure for checking a card Golf match's deals, implemented here from its steps alone (this
-module's helpers import nothing of the service), against the README's worked example and against the engine."""
+"""docs/fairness.md's procedure for checking a card Golf match's deals, implemented here from its steps alone (this
+module's helpers import nothing of the service), against the page's worked example and against the engine."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.shuffle_spec import golf_shuffle_v1
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 
-# -- the procedure, from the README ----------------------------------------------------------------------------
+# -- the procedure, from the page ------------------------------------------------------------------------------
 
 
 def commitment(seed: str, rules_text: str) -> str:

@@ -28,7 +28,8 @@ class PostgresPool:
     server rolls back whatever it held, and the next caller that needs one connects anew.
 
     Nothing is reset between units of work (asyncpg's default reset sends ``RESET ALL``, ``UNLISTEN *``, ``CLOSE ALL``
-    and an advisory unlock, a round trip per transaction, 8% of the server's CPU in ``bench/tables.py``): the service
+    and an advisory unlock, a round trip per transaction; its share of the server's CPU in ``bench/tables.py`` is in
+    bench/README.md): the service
     sets no session state (``statement_timeout`` is a connect-time setting), holds no advisory locks or cursors past a
     transaction, and LISTENs on a connection of its own.
     """

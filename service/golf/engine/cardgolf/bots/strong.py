@@ -106,7 +106,7 @@ class StrongBot:
         if not policy.fast:
             budget //= SLOW_SCORING
         # Every candidate gets the same deals. (Narrowing to the best two after a first look, to give them more
-        # playouts, measured no better: -2.90 against -3.60 points a hole against greedy on the same 500 holes.)
+        # playouts, measured no better against greedy on the same holes: the figures are in bench/README.md.)
         deals = steps = played = 0
         while deals < 2 or (played < self.rollouts and steps < budget):
             root = self._determinize(view, pc, erratic, known)
