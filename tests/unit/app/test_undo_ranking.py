@@ -75,10 +75,17 @@ async def test_undoing_plays_only_keeps_the_game_ranked(
 ) -> None:
     deal = await services.dealer.daily(clock.now.date().isoformat(), "standard", ANN.player_id)
     snap = await games.create_game(ANN, deal.id)
-    while not snap.state.column_plays():
-        snap = await games.play_move(ANN, snap.game.id, Draw(), f"d{snap.game.version}")
-    play = snap.state.column_plays()[0]
-    snap = await games.play_move(ANN, snap.game.id, play, "p")
+    played = None
+    while played is None:  # a column play the service takes (one that would lose a winnable game is refused)
+        for play in snap.state.column_plays():
+            try:
+                played = await games.play_move(ANN, snap.game.id, play, "p")
+                break
+            except MoveRefused:
+                continue
+        else:
+            snap = await games.play_move(ANN, snap.game.id, Draw(), f"d{snap.game.version}")
+    snap = played
     snap = await games.undo(ANN, snap.game.id, "u-play")
     snap = await games.autoplay(ANN, snap.game.id, "a")
     snap = await games.undo(ANN, snap.game.id, "u-run")  # an AutoPlay run plays column cards only
